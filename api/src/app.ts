@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { ApiConfig } from './config.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import type { AppServices } from './services/index.js';
+import { v1Routes } from './routes/v1/index.js';
+
+export type AppDeps = {
+  config: ApiConfig;
+  services: AppServices;
+  logger?: FastifyServerOptions['logger'];
+};
+
+/** Builds the whole HTTP app without listening, so tests and the server share one composition. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? { level: deps.config.logLevel },
+    routerOptions: { ignoreTrailingSlash: true },
+    requestIdHeader: 'x-request-id',
+    genReqId: () => `req-${randomUUID()}`,
+    bodyLimit: 32 * 1024 * 1024,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Engram API', version: deps.config.version, description: 'Durable, stateful AI agents.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(v1Routes(deps.services, { version: deps.config.version }), { prefix: '/v1' });
+  return app;
+}

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const ApiConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8283),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+});
+
+export type ApiConfig = {
+  port: number;
+  host: string;
+  logLevel: (typeof LOG_LEVELS)[number];
+  version: string;
+};
+
+export const ENGRAM_VERSION = '0.1.0';
+
+export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig | z.ZodError {
+  const parsed = ApiConfigSchema.safeParse(env);
+  if (!parsed.success) return parsed.error;
+  return { port: parsed.data.PORT, host: parsed.data.HOST, logLevel: parsed.data.LOG_LEVEL, version: ENGRAM_VERSION };
+}

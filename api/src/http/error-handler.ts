@@ -1,0 +1,86 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { AppError, UnprocessableError, type ErrorKind } from '../errors.js';
+
+/** The one table from domain error kinds to HTTP statuses. */
+export const STATUS_BY_KIND: Record<ErrorKind, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  rate_limited: 429,
+  internal: 500,
+  bad_gateway: 502,
+  service_unavailable: 503,
+  timeout: 504,
+};
+
+export type ValidationIssue = { loc: Array<string | number>; msg: string; type: string };
+
+const LOCATION_BY_CONTEXT: Record<string, string> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'path',
+  headers: 'header',
+};
+
+function pathSegments(instancePath: string): Array<string | number> {
+  return instancePath
+    .split('/')
+    .filter((segment) => segment !== '')
+    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
+}
+
+function validationIssues(error: FastifyError & { validationContext?: string }): ValidationIssue[] {
+  const where = LOCATION_BY_CONTEXT[error.validationContext ?? 'body'] ?? 'body';
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    return error.validation.map((issue) => ({
+      loc: [where, ...pathSegments(issue.instancePath)],
+      msg: issue.message ?? 'Invalid value',
+      type: issue.keyword,
+    }));
+  }
+  return [{ loc: [where], msg: error.message, type: 'value_error' }];
+}
+
+function send(reply: FastifyReply, status: number, body: unknown): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof UnprocessableError) {
+      return send(reply, 422, { detail: [{ loc: error.loc, msg: error.message, type: error.type }] });
+    }
+    if (error instanceof AppError) {
+      const status = STATUS_BY_KIND[error.kind];
+      if (status >= 500) request.log.error({ err: error }, 'request failed');
+      return send(reply, status, { detail: status >= 500 && error.kind === 'internal' ? 'An unknown error occurred' : error.detail });
+    }
+    if (error.validation) {
+      return send(reply, 422, { detail: validationIssues(error) });
+    }
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return send(reply, 415, { detail: `Unsupported media type: ${request.headers['content-type'] ?? 'none'}` });
+    }
+    if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) {
+      return send(reply, 422, { detail: [{ loc: ['body'], msg: 'Request body is not valid JSON', type: 'json_invalid' }] });
+    }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return send(reply, 413, { detail: 'Request body is too large' });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 500) {
+      request.log.error({ err: error }, 'unhandled error');
+      return send(reply, 500, { detail: 'An unknown error occurred', request_id: request.id });
+    }
+    return send(reply, status, { detail: error.message });
+  });
+
+  app.setNotFoundHandler((request, reply) => send(reply, 404, { detail: `Not Found: ${request.method} ${request.url.split('?')[0]}` }));
+}

@@ -1,0 +1,20 @@
+import type { Role } from '@engram/db';
+
+/** Who is calling and for which tenant; built once per request, passed to every service call. */
+export type RequestContext = {
+  organizationId: string;
+  userId: string;
+  role: Role;
+  requestId: string;
+  project: { id?: string; slug?: string };
+};
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ctx: RequestContext | null;
+  }
+  interface FastifyContextConfig {
+    /** Reachable without credentials; a presented but invalid key is still refused. */
+    public?: boolean;
+  }
+}

@@ -1,0 +1,32 @@
+import { randomUUID } from 'node:crypto';
+
+/** Resource id prefixes on the wire, as the public API uses them (`agent-<uuid4>`). */
+export const ID_PREFIXES = {
+  organization: 'org',
+  user: 'user',
+  project: 'project',
+  apiKey: 'apikey',
+  agent: 'agent',
+  message: 'message',
+  run: 'run',
+  step: 'step',
+  block: 'block',
+  tool: 'tool',
+  provider: 'provider',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+export function newId(kind: IdKind): string {
+  return `${ID_PREFIXES[kind]}-${randomUUID()}`;
+}
+
+const UUID_V4 = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
+
+export function idPattern(kind: IdKind): RegExp {
+  return new RegExp(`^${ID_PREFIXES[kind]}-${UUID_V4}$`);
+}
+
+export function isId(kind: IdKind, value: string): boolean {
+  return idPattern(kind).test(value);
+}

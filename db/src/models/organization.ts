@@ -1,0 +1,7 @@
+import { BaseModel } from './base-model.js';
+
+export class Organization extends BaseModel {
+  static override tableName = 'organizations';
+  declare id: string;
+  declare name: string;
+}

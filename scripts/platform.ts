@@ -1,0 +1,211 @@
+/**
+ * `npm start`: brings up the whole platform on one machine — PostgreSQL (configured, local or
+ * embedded), Temporal (configured cluster or a dev server with a SQLite file), the worker and the
+ * API — and keeps the worker and API running until interrupted.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import {
+  createDatabase,
+  createDatabaseIfMissing,
+  databaseUrlFor,
+  DatabaseUnavailableError,
+  migrateToLatest,
+  resolvePostgresServer,
+  type PostgresServer,
+} from '@engram/db';
+import {
+  ConfigError,
+  createTemporalClient,
+  ensureTemporalCli,
+  firstIssueLine,
+  parseTemporalConfig,
+  startDevServer,
+  waitForTemporal,
+  writeWorkflowBundle,
+  type DevServer,
+} from '@engram/temporal';
+import { createServices, parseApiConfig } from '@engram/api';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+const PlatformConfigSchema = z.object({
+  DATABASE_URL: z.string().url('must be a postgres:// URL').optional(),
+  ENGRAM_DATA_DIR: z.string().default(path.join(ROOT, '.data')),
+  TEMPORAL_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
+  TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
+});
+
+function log(line: string): void {
+  console.log(`[engram] ${line}`);
+}
+
+type Managed = { name: string; child: ChildProcess | null; stopping: boolean };
+
+function runNodeProcess(managed: Managed, entry: string, env: NodeJS.ProcessEnv, logFile: string): void {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const append = (chunk: Buffer) => writeFileSync(logFile, chunk, { flag: 'a' });
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', (chunk: Buffer) => {
+    append(chunk);
+    process.stderr.write(`[${managed.name}] ${chunk.toString()}`);
+  });
+  child.once('exit', (code, signal) => {
+    managed.child = null;
+    if (managed.stopping) return;
+    log(`${managed.name} exited (${signal ?? code}); restarting in 1 s`);
+    setTimeout(() => runNodeProcess(managed, entry, env, logFile), 1000);
+  });
+  managed.child = child;
+}
+
+async function stopManaged(managed: Managed): Promise<void> {
+  managed.stopping = true;
+  const child = managed.child;
+  if (!child) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(killer);
+}
+
+async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms (see the logs in .data/logs)`);
+}
+
+async function main(): Promise<void> {
+  const parsed = PlatformConfigSchema.safeParse(process.env);
+  if (!parsed.success) throw new ConfigError(firstIssueLine(parsed.error));
+  const platform = parsed.data;
+  const temporalConfig = parseTemporalConfig(process.env);
+  const apiConfig = parseApiConfig(process.env);
+  if (!('port' in apiConfig)) throw new ConfigError(firstIssueLine(apiConfig));
+
+  const dataDir = path.resolve(platform.ENGRAM_DATA_DIR);
+  const logDir = path.join(dataDir, 'logs');
+  mkdirSync(logDir, { recursive: true });
+
+  const cleanups: Array<() => Promise<void>> = [];
+  const shutdown = async (code: number) => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => console.error(error));
+    process.exit(code);
+  };
+  process.once('SIGINT', () => void shutdown(0));
+  process.once('SIGTERM', () => void shutdown(0));
+
+  try {
+    const pgServer: PostgresServer = await resolvePostgresServer({ databaseUrl: platform.DATABASE_URL, dataDir });
+    cleanups.push(() => pgServer.stop());
+    let databaseUrl = pgServer.adminUrl;
+    if (pgServer.kind !== 'configured') {
+      await createDatabaseIfMissing(pgServer.adminUrl, 'engram');
+      databaseUrl = databaseUrlFor(pgServer.adminUrl, 'engram');
+    }
+    log(`PostgreSQL: ${pgServer.kind} (${new URL(databaseUrl).host}${new URL(databaseUrl).pathname})`);
+
+    let temporalAddress = temporalConfig.address;
+    if (temporalAddress) {
+      await waitForTemporal(temporalAddress, 10_000).catch(() => {
+        throw new ConfigError(`TEMPORAL_ADDRESS: no Temporal frontend answers at ${temporalAddress}`);
+      });
+      log(`Temporal: ${temporalAddress} (configured)`);
+    } else {
+      const cliPath = ensureTemporalCli({ log });
+      let devServer: DevServer;
+      try {
+        devServer = await startDevServer({
+          cliPath,
+          port: platform.TEMPORAL_PORT,
+          uiPort: platform.TEMPORAL_UI_PORT,
+          dbFilename: path.join(dataDir, 'temporal.db'),
+          namespace: temporalConfig.namespace,
+          logFile: path.join(logDir, 'temporal.log'),
+        });
+      } catch (error) {
+        throw new Error(`Temporal dev server failed to start on port ${platform.TEMPORAL_PORT}: ${(error as Error).message}`);
+      }
+      cleanups.push(() => devServer.stop());
+      temporalAddress = devServer.address;
+      log(`Temporal: ${temporalAddress} (dev server, state in ${path.join(dataDir, 'temporal.db')})`);
+    }
+
+    const db = createDatabase({ url: databaseUrl, pool: { max: 2 } });
+    const temporal = await createTemporalClient({ address: temporalAddress, namespace: temporalConfig.namespace });
+    cleanups.push(async () => {
+      await temporal.connection.close();
+      await db.destroy();
+    });
+    const applied = await migrateToLatest(db);
+    if (applied.length > 0) log(`applied migrations: ${applied.join(', ')}`);
+
+    const services = createServices({ db, temporal, taskQueue: temporalConfig.taskQueue });
+    const credentialsFile = path.join(dataDir, 'credentials');
+    const created = await services.organizations.bootstrapIfEmpty();
+    if (created) {
+      writeFileSync(credentialsFile, `ENGRAM_API_KEY=${created.apiKey.key}\n`, { mode: 0o600 });
+      chmodSync(credentialsFile, 0o600);
+      log('first start: created the default organization, an admin user, a default project and an API key');
+    }
+
+    const bundlePath = await writeWorkflowBundle(path.join(dataDir, 'workflow-bundle.js'));
+    const childEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporalAddress,
+      ENGRAM_WORKFLOW_BUNDLE: bundlePath,
+    };
+    const worker: Managed = { name: 'worker', child: null, stopping: false };
+    const api: Managed = { name: 'api', child: null, stopping: false };
+    runNodeProcess(worker, 'temporal/src/worker-main.ts', childEnv, path.join(logDir, 'worker.log'));
+    runNodeProcess(api, 'api/src/server.ts', childEnv, path.join(logDir, 'api.log'));
+    cleanups.push(() => stopManaged(worker));
+    cleanups.push(() => stopManaged(api));
+
+    const localHost = apiConfig.host === '0.0.0.0' ? '127.0.0.1' : apiConfig.host;
+    const baseUrl = `http://${localHost}:${apiConfig.port}`;
+    await waitForHttp(`${baseUrl}/v1/health/`, 60_000);
+    const probe = await temporal.workflow.execute('healthCheckWorkflow', {
+      taskQueue: temporalConfig.taskQueue,
+      workflowId: `health-check-${Date.now()}`,
+      workflowExecutionTimeout: '30 seconds',
+    });
+    log(`end-to-end check passed: API → Temporal → worker → PostgreSQL ${String((probe as { serverVersion: string }).serverVersion)}`);
+
+    const key = existsSync(credentialsFile)
+      ? /ENGRAM_API_KEY=(.+)/.exec(readFileSync(credentialsFile, 'utf8'))?.[1]
+      : undefined;
+    log('Engram is running.');
+    log(`  API:        ${baseUrl}/v1/  (docs: ${baseUrl}/docs)`);
+    if (!temporalConfig.address) log(`  Temporal UI: http://127.0.0.1:${platform.TEMPORAL_UI_PORT}`);
+    log(`  API key:    ${key ?? '(the key printed on first start; not stored here)'}  (also in ${credentialsFile})`);
+    log(`  try: curl -H "Authorization: Bearer ${key ?? '<key>'}" ${baseUrl}/v1/health/`);
+    log('Press Ctrl-C to stop.');
+  } catch (error) {
+    const message =
+      error instanceof ConfigError || error instanceof DatabaseUnavailableError
+        ? error.message
+        : `start failed: ${(error as Error).message}`;
+    console.error(`[engram] ${message}`);
+    await shutdown(1);
+  }
+}
+
+void main();

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Starts the whole platform; installs what is missing first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+ensure_node_modules
+exec node --import tsx scripts/platform.ts "$@"

@@ -1,0 +1,24 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger } from '@temporalio/worker';
+
+export const WORKFLOWS_ENTRY = fileURLToPath(new URL('../../workflows/src/index.ts', import.meta.url));
+export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../dist/workflow-bundle.js', import.meta.url));
+
+export async function buildWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_ENTRY,
+    // The bundler prints webpack stats at INFO otherwise.
+    logger: new DefaultLogger('WARN'),
+  });
+}
+
+/** Writes the prebuilt bundle the worker loads; production never bundles on the fly. */
+export async function writeWorkflowBundle(outputPath = DEFAULT_BUNDLE_PATH): Promise<string> {
+  const { code } = await buildWorkflowBundle();
+  mkdirSync(path.dirname(outputPath), { recursive: true });
+  writeFileSync(outputPath, code);
+  return outputPath;
+}

@@ -1,0 +1,139 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, mkdirSync, openSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTES } from './search-attributes.js';
+
+/** The last CLI release that `go install` can build (later ones carry a replace directive). */
+export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
+
+export function defaultCliCacheDir(): string {
+  return path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'engram', 'bin');
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function onPath(binary: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir, binary);
+    if (dir && isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+export function findTemporalCli(cacheDir = defaultCliCacheDir()): string | undefined {
+  const cached = path.join(cacheDir, 'temporal');
+  return isExecutable(cached) ? cached : onPath('temporal');
+}
+
+/** Finds the Temporal CLI, building it from the Go module proxy once if it is missing. */
+export function ensureTemporalCli(
+  options: { cacheDir?: string; log?: (line: string) => void } = {},
+): string {
+  const cacheDir = options.cacheDir ?? defaultCliCacheDir();
+  const found = findTemporalCli(cacheDir);
+  if (found) return found;
+  const go = onPath('go') ?? (isExecutable('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+  if (!go) {
+    throw new Error(
+      'The Temporal CLI is missing and Go is not installed to build it: install Go, put `temporal` on PATH, or set TEMPORAL_ADDRESS.',
+    );
+  }
+  mkdirSync(cacheDir, { recursive: true });
+  options.log?.(`Building the Temporal CLI (${TEMPORAL_CLI_MODULE}) into ${cacheDir}; this takes a few minutes once.`);
+  const build = spawnSync(go, ['install', TEMPORAL_CLI_MODULE], {
+    env: { ...process.env, GOBIN: cacheDir, CGO_ENABLED: '0' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const built = path.join(cacheDir, 'temporal');
+  if (build.status !== 0 || !isExecutable(built)) {
+    throw new Error(`Building the Temporal CLI failed (go install exited ${build.status}).`);
+  }
+  return built;
+}
+
+export type DevServerOptions = {
+  cliPath: string;
+  port: number;
+  /** Omit for a headless server. */
+  uiPort?: number;
+  /** Omit for an in-memory server (tests). */
+  dbFilename?: string;
+  namespace?: string;
+  logFile?: string;
+  startTimeoutMs?: number;
+};
+
+export type DevServer = { address: string; process: ChildProcess; stop(): Promise<void> };
+
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const args = [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(options.port),
+    '--namespace', options.namespace ?? 'default',
+    '--log-format', 'json',
+    '--log-level', 'warn',
+    ...SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=Keyword`]),
+  ];
+  if (options.uiPort === undefined) args.push('--headless');
+  else args.push('--ui-port', String(options.uiPort));
+  if (options.dbFilename) {
+    mkdirSync(path.dirname(options.dbFilename), { recursive: true });
+    args.push('--db-filename', options.dbFilename);
+  }
+  const out = options.logFile ? openSync(options.logFile, 'a') : 'ignore';
+  const child = spawn(options.cliPath, args, { stdio: ['ignore', out, out] });
+  const address = `127.0.0.1:${options.port}`;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(killer);
+  };
+  try {
+    await waitForTemporal(address, options.startTimeoutMs ?? 60_000, exited);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { address, process: child, stop };
+}
+
+/** Polls the frontend until it answers; the SDK's own ephemeral server only waits 5 s. */
+export async function waitForTemporal(
+  address: string,
+  timeoutMs: number,
+  exited?: Promise<number | null>,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let processGone = false;
+  void exited?.then(() => (processGone = true));
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    if (processGone) throw new Error(`The Temporal dev server exited before it answered on ${address}.`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  throw new Error(`Temporal did not answer on ${address} within ${timeoutMs} ms: ${String(lastError)}`);
+}

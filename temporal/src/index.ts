@@ -1,0 +1,14 @@
+export { createTemporalClient, type TemporalClientOptions } from './client.js';
+export { createWorker, type EngramWorker, type EngramWorkerOptions } from './worker.js';
+export { buildWorkflowBundle, writeWorkflowBundle, DEFAULT_BUNDLE_PATH } from './bundle.js';
+export {
+  ensureTemporalCli,
+  findTemporalCli,
+  startDevServer,
+  waitForTemporal,
+  defaultCliCacheDir,
+  type DevServer,
+} from './dev-server.js';
+export { parseTemporalConfig, ConfigError, firstIssueLine, type TemporalConfig } from './config.js';
+export { AGENT_RUNS_TASK_QUEUE } from './task-queues.js';
+export * from './search-attributes.js';

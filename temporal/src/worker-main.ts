@@ -1,0 +1,31 @@
+import { createDatabase } from '@engram/db';
+import { parseTemporalConfig, ConfigError } from './config.js';
+import { DEFAULT_BUNDLE_PATH } from './bundle.js';
+import { createWorker } from './worker.js';
+
+/** Worker process entry: the API and this process share only PostgreSQL and Temporal. */
+async function main(): Promise<void> {
+  const temporal = parseTemporalConfig(process.env);
+  const databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) throw new ConfigError('DATABASE_URL: required by the worker');
+  if (!temporal.address) throw new ConfigError('TEMPORAL_ADDRESS: required by the worker');
+  const db = createDatabase({ url: databaseUrl });
+  const { worker, connection } = await createWorker({
+    address: temporal.address,
+    namespace: temporal.namespace,
+    taskQueue: temporal.taskQueue,
+    workflowBundlePath: process.env.ENGRAM_WORKFLOW_BUNDLE ?? DEFAULT_BUNDLE_PATH,
+    activityDeps: { db },
+  });
+  const shutdown = () => worker.shutdown();
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+  await worker.run();
+  await connection.close();
+  await db.destroy();
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});
