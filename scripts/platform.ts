@@ -23,6 +23,7 @@ import {
   ensureTemporalCli,
   firstIssueLine,
   parseTemporalConfig,
+  withoutEmptyValues,
   startDevServer,
   waitForTemporal,
   writeWorkflowBundle,
@@ -92,12 +93,11 @@ async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const parsed = PlatformConfigSchema.safeParse(process.env);
+  const parsed = PlatformConfigSchema.safeParse(withoutEmptyValues(process.env));
   if (!parsed.success) throw new ConfigError(firstIssueLine(parsed.error));
   const platform = parsed.data;
   const temporalConfig = parseTemporalConfig(process.env);
   const apiConfig = parseApiConfig(process.env);
-  if (!('port' in apiConfig)) throw new ConfigError(firstIssueLine(apiConfig));
 
   const dataDir = path.resolve(platform.ENGRAM_DATA_DIR);
   const logDir = path.join(dataDir, 'logs');
@@ -208,4 +208,7 @@ async function main(): Promise<void> {
   }
 }
 
-void main();
+main().catch((error: unknown) => {
+  console.error(`[engram] ${error instanceof ConfigError ? error.message : `start failed: ${(error as Error).message}`}`);
+  process.exit(1);
+});

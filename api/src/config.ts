@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConfigError, firstIssueLine, withoutEmptyValues } from '@engram/temporal';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -17,8 +18,8 @@ export type ApiConfig = {
 
 export const ENGRAM_VERSION = '0.1.0';
 
-export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig | z.ZodError {
-  const parsed = ApiConfigSchema.safeParse(env);
-  if (!parsed.success) return parsed.error;
+export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
+  const parsed = ApiConfigSchema.safeParse(withoutEmptyValues(env));
+  if (!parsed.success) throw new ConfigError(firstIssueLine(parsed.error));
   return { port: parsed.data.PORT, host: parsed.data.HOST, logLevel: parsed.data.LOG_LEVEL, version: ENGRAM_VERSION };
 }

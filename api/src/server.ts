@@ -1,6 +1,6 @@
 import closeWithGrace from 'close-with-grace';
 import { createDatabase } from '@engram/db';
-import { createTemporalClient, parseTemporalConfig, ConfigError, firstIssueLine } from '@engram/temporal';
+import { createTemporalClient, parseTemporalConfig, ConfigError } from '@engram/temporal';
 import { buildApp } from './app.js';
 import { parseApiConfig } from './config.js';
 import { createServices } from './services/index.js';
@@ -8,7 +8,6 @@ import { createServices } from './services/index.js';
 /** API process entry: parse config once, compose, listen, and close gracefully. */
 async function main(): Promise<void> {
   const config = parseApiConfig(process.env);
-  if (!('port' in config)) throw new ConfigError(firstIssueLine(config));
   const temporalConfig = parseTemporalConfig(process.env);
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) throw new ConfigError('DATABASE_URL: required by the API server');

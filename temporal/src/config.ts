@@ -27,8 +27,15 @@ export function firstIssueLine(error: z.ZodError): string {
   return issue ? `${issue.path.join('.') || 'config'}: ${issue.message}` : 'invalid configuration';
 }
 
+/** An empty variable means unset, as in most shells' `VAR= command`. */
+export function withoutEmptyValues(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''),
+  );
+}
+
 export function parseTemporalConfig(env: NodeJS.ProcessEnv): TemporalConfig {
-  const parsed = TemporalConfigSchema.safeParse(env);
+  const parsed = TemporalConfigSchema.safeParse(withoutEmptyValues(env));
   if (!parsed.success) throw new ConfigError(firstIssueLine(parsed.error));
   return {
     address: parsed.data.TEMPORAL_ADDRESS,

@@ -9,6 +9,6 @@ export {
   defaultCliCacheDir,
   type DevServer,
 } from './dev-server.js';
-export { parseTemporalConfig, ConfigError, firstIssueLine, type TemporalConfig } from './config.js';
+export { parseTemporalConfig, ConfigError, firstIssueLine, withoutEmptyValues, type TemporalConfig } from './config.js';
 export { AGENT_RUNS_TASK_QUEUE } from './task-queues.js';
 export * from './search-attributes.js';

@@ -1,3 +1,4 @@
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createDatabase } from '@engram/db';
 import { parseTemporalConfig, ConfigError } from './config.js';
 import { DEFAULT_BUNDLE_PATH } from './bundle.js';
@@ -5,6 +6,7 @@ import { createWorker } from './worker.js';
 
 /** Worker process entry: the API and this process share only PostgreSQL and Temporal. */
 async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   const temporal = parseTemporalConfig(process.env);
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) throw new ConfigError('DATABASE_URL: required by the worker');

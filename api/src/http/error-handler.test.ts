@@ -1,0 +1,118 @@
+import Fastify from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { describe, expect, it } from 'vitest';
+import { ConflictError, NotFoundError, UnprocessableError, AppError } from '../errors.js';
+import { registerErrorHandling } from './error-handler.js';
+
+async function appWithRoutes() {
+  const app = Fastify({ logger: false }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandling(app);
+  app.post(
+    '/items/:itemId',
+    {
+      schema: {
+        params: z.object({ itemId: z.string().startsWith('item-') }),
+        querystring: z.object({ limit: z.coerce.number().int().max(10).optional() }),
+        body: z.object({ name: z.string().min(1), tags: z.array(z.string()) }),
+      },
+    },
+    async () => ({ ok: true }),
+  );
+  app.get('/agent', async () => {
+    throw new NotFoundError('Agent');
+  });
+  app.get('/pending', async () => {
+    throw new ConflictError({ code: 'PENDING_APPROVAL', message: 'waiting', pending_request_id: 'message-1' });
+  });
+  app.get('/field', async () => {
+    throw new UnprocessableError(['body', 'value'], 'Value exceeds the block limit');
+  });
+  app.get('/boom', async () => {
+    throw new Error('database password is hunter2');
+  });
+  app.get('/internal', async () => {
+    throw new AppError('internal', 'secret detail');
+  });
+  await app.ready();
+  return app;
+}
+
+describe('the error table', () => {
+  it('renders schema failures as 422 detail[{loc,msg,type}] with the failing location', async () => {
+    const app = await appWithRoutes();
+    const response = await app.inject({
+      method: 'POST',
+      url: '/items/item-1?limit=50',
+      payload: { name: 'x', tags: ['a'] },
+    });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().detail).toEqual([{ loc: ['query', 'limit'], msg: expect.any(String), type: 'too_big' }]);
+
+    const body = await app.inject({ method: 'POST', url: '/items/item-1', payload: { name: '', tags: [1] } });
+    expect(body.statusCode).toBe(422);
+    expect(body.json().detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([
+      ['body', 'name'],
+      ['body', 'tags', 0],
+    ]);
+
+    const path = await app.inject({ method: 'POST', url: '/items/nope', payload: { name: 'a', tags: [] } });
+    expect(path.json().detail[0].loc).toEqual(['path', 'itemId']);
+  });
+
+  it('renders malformed JSON as 422 and an unknown content type as 415', async () => {
+    const app = await appWithRoutes();
+    const malformed = await app.inject({
+      method: 'POST',
+      url: '/items/item-1',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": ',
+    });
+    expect(malformed.statusCode).toBe(422);
+    expect(malformed.json().detail[0]).toMatchObject({ loc: ['body'], type: 'json_invalid' });
+
+    const wrongType = await app.inject({
+      method: 'POST',
+      url: '/items/item-1',
+      headers: { 'content-type': 'application/x-thing' },
+      payload: 'x',
+    });
+    expect(wrongType.statusCode).toBe(415);
+  });
+
+  it('maps typed domain errors to their status with detail', async () => {
+    const app = await appWithRoutes();
+    const agent = await app.inject({ method: 'GET', url: '/agent' });
+    expect(agent.statusCode).toBe(404);
+    expect(agent.json()).toEqual({ detail: 'Agent not found' });
+
+    const pending = await app.inject({ method: 'GET', url: '/pending' });
+    expect(pending.statusCode).toBe(409);
+    expect(pending.json().detail).toMatchObject({ code: 'PENDING_APPROVAL', pending_request_id: 'message-1' });
+
+    const field = await app.inject({ method: 'GET', url: '/field' });
+    expect(field.statusCode).toBe(422);
+    expect(field.json()).toEqual({
+      detail: [{ loc: ['body', 'value'], msg: 'Value exceeds the block limit', type: 'value_error' }],
+    });
+  });
+
+  it('masks unexpected and internal errors', async () => {
+    const app = await appWithRoutes();
+    for (const url of ['/boom', '/internal']) {
+      const response = await app.inject({ method: 'GET', url });
+      expect(response.statusCode).toBe(500);
+      expect(response.body).not.toMatch(/hunter2|secret detail/);
+      expect(response.json().detail).toBe('An unknown error occurred');
+    }
+  });
+
+  it('answers unknown routes with a 404 detail', async () => {
+    const app = await appWithRoutes();
+    const response = await app.inject({ method: 'GET', url: '/nowhere' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json().detail).toMatch(/Not Found/);
+  });
+});

@@ -1,0 +1,67 @@
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+/** Modules that would make workflow code nondeterministic or that the workflow sandbox rejects. */
+const forbiddenInWorkflows = [
+  ...builtinModules,
+  ...builtinModules.map((name) => `node:${name}`),
+  '@engram/db',
+  '@engram/db/*',
+  '@engram/api',
+  '@engram/api/*',
+  '@engram/temporal',
+  '@engram/temporal/*',
+  'knex',
+  'objection',
+  'pg',
+  'openai',
+  '@anthropic-ai/sdk',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
+  '@temporalio/testing',
+];
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', 'console-shell/**', 'console-remotes/**'] },
+  {
+    files: ['**/*.ts'],
+    extends: [tseslint.configs.base],
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    ignores: ['workflows/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: forbiddenInWorkflows.filter((name) => !name.endsWith('/*')).map((name) => ({
+            name,
+            message: 'Workflow code must stay deterministic: do I/O in an activity.',
+          })),
+          patterns: [
+            {
+              group: forbiddenInWorkflows.filter((name) => name.endsWith('/*')),
+              message: 'Workflow code must stay deterministic: do I/O in an activity.',
+            },
+            {
+              group: ['@engram/activities', '@engram/activities/*'],
+              allowTypeImports: true,
+              message: 'Workflows may import activities only as types (proxyActivities<typeof …>).',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'fetch', message: 'No I/O in workflows: call an activity.' },
+        { name: 'setInterval', message: 'Use sleep() or condition() from @temporalio/workflow.' },
+        { name: 'process', message: 'Workflows cannot read the environment.' },
+      ],
+    },
+  },
+);

@@ -1,0 +1,111 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { createDatabase, createDatabaseIfMissing, databaseUrlFor, dropDatabase, Organization } from '@engram/db';
+import { freePort } from '@engram/testing';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+type Started = { child: ChildProcess; output: () => string; exit: Promise<number | null> };
+
+function startPlatform(env: NodeJS.ProcessEnv): Started {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/platform.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => output, exit };
+}
+
+async function waitForOutput(started: Started, pattern: RegExp, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pattern.test(started.output())) {
+    if (started.child.exitCode !== null) throw new Error(`platform exited early:\n${started.output()}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${started.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function stderrLinesOf(output: string): string[] {
+  return output.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('npm warn'));
+}
+
+describe('bad configuration fails at start with one clear line', () => {
+  it('names DATABASE_URL when it cannot be reached', async () => {
+    const started = startPlatform({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/engram', TEMPORAL_ADDRESS: '' });
+    expect(await started.exit).toBe(1);
+    const lines = stderrLinesOf(started.output());
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\[engram\] DATABASE_URL: cannot connect to 127\.0\.0\.1:1\/engram/);
+  });
+
+  it('names TEMPORAL_ADDRESS when it is malformed', async () => {
+    const started = startPlatform({ TEMPORAL_ADDRESS: 'not an address' });
+    expect(await started.exit).toBe(1);
+    const lines = stderrLinesOf(started.output());
+    expect(lines).toEqual(['[engram] TEMPORAL_ADDRESS: must be host:port, e.g. 127.0.0.1:7233']);
+  });
+
+  it('names PORT when it is not a port', async () => {
+    const started = startPlatform({ PORT: 'eighty' });
+    expect(await started.exit).toBe(1);
+    expect(stderrLinesOf(started.output())).toEqual([expect.stringMatching(/^\[engram\] PORT: /)]);
+  });
+});
+
+describe('npm start brings the platform up and keeps its data across restarts', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'engram-platform-'));
+  const databaseName = `engram_platform_${randomBytes(4).toString('hex')}`;
+
+  afterAll(async () => {
+    await dropDatabase(inject('postgresAdminUrl'), databaseName);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates the default tenant once, prints a working key, and reuses everything on restart', async () => {
+    await createDatabaseIfMissing(inject('postgresAdminUrl'), databaseName);
+    const databaseUrl = databaseUrlFor(inject('postgresAdminUrl'), databaseName);
+    const port = await freePort();
+    const env = {
+      DATABASE_URL: databaseUrl,
+      ENGRAM_DATA_DIR: dataDir,
+      PORT: String(port),
+      TEMPORAL_PORT: String(await freePort()),
+      TEMPORAL_UI_PORT: String(await freePort()),
+      TEMPORAL_ADDRESS: '',
+    };
+    const health = (key: string) =>
+      fetch(`http://127.0.0.1:${port}/v1/health/`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
+
+    const first = startPlatform(env);
+    await waitForOutput(first, /Press Ctrl-C to stop/, 150_000);
+    expect(first.output()).toMatch(/first start: created the default organization/);
+    expect(first.output()).toMatch(/end-to-end check passed/);
+    const credentials = path.join(dataDir, 'credentials');
+    expect(statSync(credentials).mode & 0o777).toBe(0o600);
+    const key = /ENGRAM_API_KEY=(\S+)/.exec(readFileSync(credentials, 'utf8'))?.[1] ?? '';
+    expect(first.output()).toContain(key);
+    expect(await health(key)).toBe(200);
+    expect(await health('sk-engram-wrong')).toBe(401);
+    first.child.kill('SIGINT');
+    expect(await first.exit).toBe(0);
+
+    const second = startPlatform(env);
+    await waitForOutput(second, /Press Ctrl-C to stop/, 150_000);
+    expect(second.output()).not.toMatch(/first start/);
+    expect(await health(key)).toBe(200);
+    const db = createDatabase({ url: databaseUrl, pool: { max: 1 } });
+    expect(await Organization.query(db).resultSize()).toBe(1);
+    await db.destroy();
+    second.child.kill('SIGINT');
+    expect(await second.exit).toBe(0);
+  }, 360_000);
+});

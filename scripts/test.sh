@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is missing, type-checks, lints, then runs every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+ensure_node_modules
+node --import tsx scripts/ensure-tools.ts
+echo "[engram] type-checking"
+npx tsc -p tsconfig.json --noEmit
+echo "[engram] linting"
+npx eslint .
+npx vitest run "$@"

@@ -1,0 +1,2 @@
+export { startTestStack, type TestStack, type TestStackOptions } from './stack.js';
+export { freePort } from './ports.js';

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['{api,workflows,activities,db,temporal,testing,scripts}/**/*.test.ts'],
+    globalSetup: ['testing/src/global-setup.ts'],
+    setupFiles: ['testing/src/setup-file.ts'],
+    pool: 'forks',
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
+    // Two cores: files that each start an API and a worker compete for them.
+    maxWorkers: 2,
+  },
+});
