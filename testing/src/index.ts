@@ -1,2 +1,3 @@
 export { startTestStack, type TestStack, type TestStackOptions } from './stack.js';
 export { freePort } from './ports.js';
+export * from './model-server/index.js';
