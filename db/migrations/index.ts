@@ -1,9 +1,11 @@
 import type { Knex } from 'knex';
 import * as tenancy from './20261121000000_tenancy.js';
+import * as agentRuntime from './20261121010000_agent_runtime.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
 /** Every migration, in order. Listed explicitly so the same code runs under tsx, vitest and bundlers. */
 export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
   ['20261121000000_tenancy', tenancy],
+  ['20261121010000_agent_runtime', agentRuntime],
 ];

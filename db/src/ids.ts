@@ -13,6 +13,8 @@ export const ID_PREFIXES = {
   block: 'block',
   tool: 'tool',
   provider: 'provider',
+  job: 'job',
+  ping: 'ping',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -3,3 +3,17 @@ export { Organization } from './organization.js';
 export { User, type Role } from './user.js';
 export { Project } from './project.js';
 export { ApiKey } from './api-key.js';
+export { Agent, type LlmConfig, type EmbeddingConfig, type ToolRule } from './agent.js';
+export { Block, AgentBlock } from './block.js';
+export { Tool, AgentTool, type ToolJsonSchema } from './tool.js';
+export { Provider } from './provider.js';
+export { Run, RunEvent, type RunStatus, type RunUsage } from './run.js';
+export { Step } from './step.js';
+export {
+  Message,
+  type MessageRole,
+  type ContentPart,
+  type StoredToolCall,
+  type StoredToolReturn,
+  type StoredApproval,
+} from './message.js';
