@@ -4,6 +4,7 @@
  * API — and keeps the worker and API running until interrupted.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +30,7 @@ import {
   writeWorkflowBundle,
   type DevServer,
 } from '@engram/temporal';
-import { createServices, parseApiConfig } from '@engram/api';
+import { createApiKeyService, createOrganizationService, parseApiConfig } from '@engram/api';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -76,6 +77,14 @@ async function stopManaged(managed: Managed): Promise<void> {
   const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
   await exited;
   clearTimeout(killer);
+}
+
+/** The key that encrypts stored secrets: generated once per data directory unless ENGRAM_SECRET_KEY is set. */
+function readOrCreateSecretKey(file: string): string {
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const key = randomBytes(32).toString('base64');
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
 }
 
 async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
@@ -156,9 +165,10 @@ async function main(): Promise<void> {
     const applied = await migrateToLatest(db);
     if (applied.length > 0) log(`applied migrations: ${applied.join(', ')}`);
 
-    const services = createServices({ db, temporal, taskQueue: temporalConfig.taskQueue });
+    const secretKey = process.env.ENGRAM_SECRET_KEY ?? readOrCreateSecretKey(path.join(dataDir, 'secret-key'));
+    const organizations = createOrganizationService({ db, apiKeys: createApiKeyService({ db }) });
     const credentialsFile = path.join(dataDir, 'credentials');
-    const created = await services.organizations.bootstrapIfEmpty();
+    const created = await organizations.bootstrapIfEmpty();
     if (created) {
       writeFileSync(credentialsFile, `ENGRAM_API_KEY=${created.apiKey.key}\n`, { mode: 0o600 });
       chmodSync(credentialsFile, 0o600);
@@ -171,6 +181,7 @@ async function main(): Promise<void> {
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporalAddress,
       ENGRAM_WORKFLOW_BUNDLE: bundlePath,
+      ENGRAM_SECRET_KEY: secretKey,
     };
     const worker: Managed = { name: 'worker', child: null, stopping: false };
     const api: Managed = { name: 'api', child: null, stopping: false };

@@ -1,12 +1,15 @@
-import type { Database } from '@engram/db';
+import type { Database, SecretBox } from '@engram/db';
 import { createHealthActivities } from './health/check-database.js';
+import { createAgentRunActivities } from './agent-run/index.js';
+import type { BaseProviderConfig } from './llm/index.js';
 
-export type ActivityDeps = { db: Database };
+export type ActivityDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox };
 
 /** Every activity the worker registers, built from injected dependencies. */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createHealthActivities(deps),
+    ...createAgentRunActivities(deps),
   };
 }
 

@@ -42,6 +42,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(v1Routes(deps.services, { version: deps.config.version }), { prefix: '/v1' });
+  await app.register(
+    v1Routes(deps.services, {
+      version: deps.config.version,
+      pingIntervalMs: deps.config.streamPingIntervalMs,
+      pollIntervalMs: deps.config.streamPollIntervalMs,
+    }),
+    { prefix: '/v1' },
+  );
   return app;
 }

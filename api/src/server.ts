@@ -1,26 +1,39 @@
 import closeWithGrace from 'close-with-grace';
-import { createDatabase } from '@engram/db';
+import { createDatabase, createSecretBox } from '@engram/db';
+import { parseBaseProviders } from '@engram/activities/llm/index';
 import { createTemporalClient, parseTemporalConfig, ConfigError } from '@engram/temporal';
 import { buildApp } from './app.js';
 import { parseApiConfig } from './config.js';
 import { createServices } from './services/index.js';
+import { createNotificationHub } from './services/runs/notification-hub.js';
 
 /** API process entry: parse config once, compose, listen, and close gracefully. */
 async function main(): Promise<void> {
   const config = parseApiConfig(process.env);
   const temporalConfig = parseTemporalConfig(process.env);
   const databaseUrl = process.env.DATABASE_URL;
+  const secretKey = process.env.ENGRAM_SECRET_KEY;
   if (!databaseUrl) throw new ConfigError('DATABASE_URL: required by the API server');
   if (!temporalConfig.address) throw new ConfigError('TEMPORAL_ADDRESS: required by the API server');
+  if (!secretKey) throw new ConfigError('ENGRAM_SECRET_KEY: required by the API server (it encrypts stored secrets)');
 
   const db = createDatabase({ url: databaseUrl });
   const temporal = await createTemporalClient({ address: temporalConfig.address, namespace: temporalConfig.namespace });
-  const services = createServices({ db, temporal, taskQueue: temporalConfig.taskQueue });
+  const notifications = await createNotificationHub({ databaseUrl });
+  const services = createServices({
+    db,
+    temporal,
+    taskQueue: temporalConfig.taskQueue,
+    secrets: createSecretBox(secretKey),
+    baseProviders: parseBaseProviders(process.env),
+    notifications,
+  });
   const app = await buildApp({ config, services });
 
   closeWithGrace({ delay: 10_000 }, async ({ err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     await app.close();
+    await notifications.close();
     await temporal.connection.close();
     await db.destroy();
   });

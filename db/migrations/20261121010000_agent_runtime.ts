@@ -174,8 +174,6 @@ export async function up(knex: Knex): Promise<void> {
     t.text('error_type');
     t.jsonb('error_data');
     t.text('status').notNullable().defaultTo('success');
-    t.jsonb('request_json');
-    t.jsonb('response_json');
     t.bigInteger('step_start_ns');
     t.bigInteger('llm_request_start_ns');
     t.bigInteger('llm_request_ns');
@@ -185,6 +183,16 @@ export async function up(knex: Knex): Promise<void> {
     t.jsonb('outcome');
     t.timestamps(true, true);
     t.index(['organization_id', 'created_at']);
+  });
+
+  // Kept apart from steps: written by the model-call activity before its step is applied.
+  await knex.schema.createTable('step_traces', (t) => {
+    t.text('step_id').primary();
+    t.text('organization_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    t.text('run_id').index();
+    t.jsonb('request_json');
+    t.jsonb('response_json');
+    t.timestamps(true, true);
   });
 
   await knex.schema.createTable('messages', (t) => {
@@ -228,7 +236,7 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['run_events', 'messages', 'steps', 'runs', 'agent_tools', 'tools', 'agent_blocks', 'blocks', 'agents', 'providers']) {
+  for (const table of ['run_events', 'messages', 'step_traces', 'steps', 'runs', 'agent_tools', 'tools', 'agent_blocks', 'blocks', 'agents', 'providers']) {
     await knex.schema.dropTable(table);
   }
 }

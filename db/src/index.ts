@@ -11,3 +11,8 @@ export {
 } from './postgres-server.js';
 export { newId, isId, idPattern, ID_PREFIXES, type IdKind } from './ids.js';
 export * from './models/index.js';
+export { createSecretBox, maskSecret, type SecretBox } from './secrets.js';
+export { loadAgentSnapshot } from './queries/agent-snapshot.js';
+export * from './run-channels.js';
+export { toStoredMessage, loadMessagesInOrder } from './queries/messages.js';
+export { recompileSystemMessage } from './queries/system-message.js';

@@ -3,7 +3,7 @@ import { accessSync, constants, mkdirSync, openSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTES } from './search-attributes.js';
+import { SEARCH_ATTRIBUTES } from '@engram/workflows/search-attributes';
 
 /** The last CLI release that `go install` can build (later ones carry a replace directive). */
 export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';

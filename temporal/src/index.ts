@@ -1,4 +1,5 @@
-export { createTemporalClient, type TemporalClientOptions } from './client.js';
+export { createTemporalClient, type TemporalClientOptions } from './client/connection.js';
+export { createAgentRunClient, type AgentRunClient, type EnqueueRun } from './client/agent-runs.js';
 export { createWorker, type EngramWorker, type EngramWorkerOptions } from './worker.js';
 export { buildWorkflowBundle, writeWorkflowBundle, DEFAULT_BUNDLE_PATH } from './bundle.js';
 export {
@@ -11,4 +12,4 @@ export {
 } from './dev-server.js';
 export { parseTemporalConfig, ConfigError, firstIssueLine, withoutEmptyValues, type TemporalConfig } from './config.js';
 export { AGENT_RUNS_TASK_QUEUE } from './task-queues.js';
-export * from './search-attributes.js';
+export * from '@engram/workflows/search-attributes';

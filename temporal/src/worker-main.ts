@@ -1,5 +1,6 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { createDatabase } from '@engram/db';
+import { createDatabase, createSecretBox } from '@engram/db';
+import { parseBaseProviders } from '@engram/activities/llm/index';
 import { parseTemporalConfig, ConfigError } from './config.js';
 import { DEFAULT_BUNDLE_PATH } from './bundle.js';
 import { createWorker } from './worker.js';
@@ -11,13 +12,15 @@ async function main(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) throw new ConfigError('DATABASE_URL: required by the worker');
   if (!temporal.address) throw new ConfigError('TEMPORAL_ADDRESS: required by the worker');
+  const secretKey = process.env.ENGRAM_SECRET_KEY;
+  if (!secretKey) throw new ConfigError('ENGRAM_SECRET_KEY: required by the worker (it decrypts stored secrets)');
   const db = createDatabase({ url: databaseUrl });
   const { worker, connection } = await createWorker({
     address: temporal.address,
     namespace: temporal.namespace,
     taskQueue: temporal.taskQueue,
     workflowBundlePath: process.env.ENGRAM_WORKFLOW_BUNDLE ?? DEFAULT_BUNDLE_PATH,
-    activityDeps: { db },
+    activityDeps: { db, baseProviders: parseBaseProviders(process.env), secrets: createSecretBox(secretKey) },
   });
   const shutdown = () => worker.shutdown();
   process.once('SIGTERM', shutdown);

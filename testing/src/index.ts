@@ -1,3 +1,4 @@
 export { startTestStack, type TestStack, type TestStackOptions } from './stack.js';
 export { freePort } from './ports.js';
 export * from './model-server/index.js';
+export * from './sse.js';

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Client } from '@temporalio/client';
-import { createDatabase, type Database } from '@engram/db';
+import { createDatabase, createSecretBox, type Database } from '@engram/db';
 import { createTemporalClient, createWorker, type EngramWorker } from '@engram/temporal';
-import { buildApp, createServices, ENGRAM_VERSION, type AppServices } from '@engram/api';
-import type { CreatedTenant } from '@engram/api/services/tenancy/organizations';
+import { buildApp, createNotificationHub, createServices, ENGRAM_VERSION, type AppServices, type BaseProvider } from '@engram/api';
+import type { CreatedTenant } from '@engram/api';
 
 export type TestStack = {
   baseUrl: string;
@@ -14,6 +14,8 @@ export type TestStack = {
   db: Database;
   temporal: Client;
   services: AppServices;
+  /** What a worker process needs to join this stack (for tests that run and kill workers). */
+  workerEnv: NodeJS.ProcessEnv;
   app: FastifyInstance;
   taskQueue: string;
   /** Another organization with its own key, for tenant-isolation checks. */
@@ -22,8 +24,11 @@ export type TestStack = {
 };
 
 export type TestStackOptions = {
+  /** Base model providers the API and the worker see (tests point them at a scripted model server). */
+  baseProviders?: BaseProvider[];
   /** Run a worker inside the test process (default). Tests that kill workers run their own processes. */
   inProcessWorker?: boolean;
+  pingIntervalMs?: number;
 };
 
 /**
@@ -34,9 +39,20 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   const db = createDatabase({ url: inject('databaseUrl'), pool: { max: 5 } });
   const temporal = await createTemporalClient({ address: inject('temporalAddress'), namespace: 'default' });
   const taskQueue = `test-${randomBytes(6).toString('hex')}`;
-  const services = createServices({ db, temporal, taskQueue });
+  const secretKey = randomBytes(32).toString('base64');
+  const secrets = createSecretBox(secretKey);
+  const baseProviders = options.baseProviders ?? [];
+  const notifications = await createNotificationHub({ databaseUrl: inject('databaseUrl') });
+  const services = createServices({ db, temporal, taskQueue, secrets, baseProviders, notifications });
   const app = await buildApp({
-    config: { port: 0, host: '127.0.0.1', logLevel: 'silent', version: ENGRAM_VERSION },
+    config: {
+      port: 0,
+      host: '127.0.0.1',
+      logLevel: 'silent',
+      version: ENGRAM_VERSION,
+      streamPingIntervalMs: options.pingIntervalMs ?? 20_000,
+      streamPollIntervalMs: 1000,
+    },
     services,
     logger: false,
   });
@@ -50,7 +66,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       namespace: 'default',
       taskQueue,
       workflowBundlePath: inject('workflowBundlePath'),
-      activityDeps: { db },
+      activityDeps: { db, baseProviders, secrets },
     });
     workerRun = worker.worker.run();
   }
@@ -68,6 +84,14 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     services,
     app,
     taskQueue,
+    workerEnv: {
+      DATABASE_URL: inject('databaseUrl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      ENGRAM_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+      ENGRAM_SECRET_KEY: secretKey,
+      ...Object.fromEntries(baseProviders.filter((provider) => provider.providerType === 'openai').flatMap((provider) => [['OPENAI_API_KEY', provider.apiKey ?? 'test'], ['OPENAI_BASE_URL', provider.baseUrl]])),
+    },
     createTenant,
     async stop() {
       await app.close();
@@ -76,6 +100,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
         await workerRun;
         await worker.connection.close();
       }
+      await notifications.close();
       await temporal.connection.close();
       await db.destroy();
     },

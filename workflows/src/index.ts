@@ -1,1 +1,3 @@
 export { healthCheckWorkflow } from './health/workflows.js';
+export { agentRunWorkflow } from './agent-run/run-workflow.js';
+export { agentQueueWorkflow } from './agent-run/queue-workflow.js';

@@ -1,15 +1,59 @@
-import type { Database } from '@engram/db';
+import type { Database, SecretBox } from '@engram/db';
 import type { Client } from '@temporalio/client';
 import { createApiKeyService } from './tenancy/api-keys.js';
 import { createOrganizationService } from './tenancy/organizations.js';
+import { createAgentRunClient } from '@engram/temporal';
+import { createMessageService } from './messages/message-service.js';
+import type { NotificationHub } from './runs/notification-hub.js';
+import { followRunLog, type FollowOptions } from './runs/run-log-reader.js';
+import { createRunService } from './runs/run-service.js';
+import { createAgentService } from './agents/agent-service.js';
+import { createAgentToolService } from './agents/agent-tools-service.js';
+import { createContextWindowService } from './agents/context-window-service.js';
+import { createCoreMemoryService } from './agents/core-memory-service.js';
+import { createModelService } from './models/model-service.js';
+import { createProviderService } from './providers/provider-service.js';
 
-export type ServiceDeps = { db: Database; temporal: Client; taskQueue: string };
+/** A model provider configured by the operator through environment variables. */
+export type BaseProvider = { name: string; providerType: string; apiKey: string | null; baseUrl: string };
+
+export type ServiceDeps = {
+  db: Database;
+  temporal: Client;
+  taskQueue: string;
+  secrets: SecretBox;
+  baseProviders: BaseProvider[];
+  notifications: NotificationHub;
+};
 
 /** Services are shared by the `/v1` and console routes; built once per process. */
 export function createServices(deps: ServiceDeps) {
   const apiKeys = createApiKeyService({ db: deps.db });
   const organizations = createOrganizationService({ db: deps.db, apiKeys });
-  return { apiKeys, organizations };
+  const agentRuns = createAgentRunClient({ client: deps.temporal, taskQueue: deps.taskQueue });
+  const runs = createRunService({ db: deps.db, agentRuns });
+  const messages = createMessageService({ db: deps.db });
+  const runLog = { follow: (options: FollowOptions) => followRunLog({ db: deps.db, notifications: deps.notifications }, options) };
+  const providers = createProviderService({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders });
+  const models = createModelService({ providers });
+  const agents = createAgentService({ db: deps.db, secrets: deps.secrets, models, organizations });
+  const coreMemory = createCoreMemoryService({ db: deps.db, secrets: deps.secrets });
+  const agentTools = createAgentToolService({ db: deps.db });
+  const contextWindow = createContextWindowService({ db: deps.db });
+  return {
+    db: deps.db,
+    apiKeys,
+    organizations,
+    runs,
+    messages,
+    runLog,
+    providers,
+    models,
+    agents,
+    coreMemory,
+    agentTools,
+    contextWindow,
+  };
 }
 
 export type AppServices = ReturnType<typeof createServices>;

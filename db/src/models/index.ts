@@ -9,6 +9,7 @@ export { Tool, AgentTool, type ToolJsonSchema } from './tool.js';
 export { Provider } from './provider.js';
 export { Run, RunEvent, type RunStatus, type RunUsage } from './run.js';
 export { Step } from './step.js';
+export { StepTrace } from './step-trace.js';
 export {
   Message,
   type MessageRole,

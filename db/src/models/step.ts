@@ -2,7 +2,7 @@ import { TenantModel } from './base-model.js';
 
 export class Step extends TenantModel {
   static override tableName = 'steps';
-  static override jsonAttributes = ['errorData', 'requestJson', 'responseJson', 'outcome'];
+  static override jsonAttributes = ['errorData', 'outcome'];
   declare id: string;
   declare projectId: string | null;
   declare runId: string | null;
@@ -27,8 +27,6 @@ export class Step extends TenantModel {
   declare errorType: string | null;
   declare errorData: Record<string, unknown> | null;
   declare status: string;
-  declare requestJson: Record<string, unknown> | null;
-  declare responseJson: Record<string, unknown> | null;
   declare stepStartNs: string | number | null;
   declare llmRequestStartNs: string | number | null;
   declare llmRequestNs: string | number | null;

@@ -2,11 +2,23 @@ import type { FastifyPluginAsync } from 'fastify';
 import { registerApiKeyAuth } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { healthRoutes } from './health.js';
+import { messageRoutes } from './agents/messages.js';
+import { runRoutes } from './runs.js';
+import { agentRoutes } from './agents/index.js';
+import { modelRoutes } from './models.js';
+import { providerRoutes } from './providers.js';
 
 /** The `/v1` agent API: every route below is authenticated by API key and scoped to its organization. */
-export function v1Routes(services: AppServices, deps: { version: string }): FastifyPluginAsync {
+export type V1Settings = { version: string; pingIntervalMs: number; pollIntervalMs: number };
+
+export function v1Routes(services: AppServices, deps: V1Settings): FastifyPluginAsync {
   return async (app) => {
     registerApiKeyAuth(app, { apiKeys: services.apiKeys });
     await app.register(healthRoutes(deps));
+    await app.register(messageRoutes(services, deps));
+    await app.register(runRoutes(services, deps));
+    await app.register(agentRoutes(services));
+    await app.register(modelRoutes(services));
+    await app.register(providerRoutes(services));
   };
 }

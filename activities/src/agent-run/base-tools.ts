@@ -1,0 +1,110 @@
+import type { Knex } from 'knex';
+import {
+  coreMemoryAppend,
+  coreMemoryReplace,
+  memoryInsert,
+  memoryReplace,
+  memoryRethink,
+  type AgentSnapshot,
+  type MemoryBlock,
+} from '@engram/core';
+import { Block } from '@engram/db';
+
+export type ToolOutcome = { status: 'success' | 'error'; funcResponse: string; memoryChanged: boolean };
+
+type ToolArgs = Record<string, unknown>;
+
+function text(args: ToolArgs, key: string): string {
+  const value = args[key];
+  if (typeof value !== 'string') throw new ToolArgumentError(`missing or non-string argument '${key}'`);
+  return value;
+}
+
+class ToolArgumentError extends Error {}
+
+type MemoryEdit = (block: MemoryBlock, args: ToolArgs) => { ok: true; value: string; message: string } | { ok: false; error: string };
+
+const MEMORY_EDITS: Record<string, MemoryEdit> = {
+  memory_insert: (block, args) =>
+    memoryInsert(block, text(args, 'new_string'), typeof args.insert_line === 'number' ? args.insert_line : -1),
+  memory_replace: (block, args) => memoryReplace(block, text(args, 'old_string'), text(args, 'new_string')),
+  memory_rethink: (block, args) => memoryRethink(block, text(args, 'new_memory')),
+  core_memory_append: (block, args) => coreMemoryAppend(block, text(args, 'content')),
+  core_memory_replace: (block, args) => coreMemoryReplace(block, text(args, 'old_content'), text(args, 'new_content')),
+};
+
+export function isBaseTool(name: string): boolean {
+  return name === 'send_message' || name === 'conversation_search' || name in MEMORY_EDITS;
+}
+
+/**
+ * Runs a built-in tool inside the step's transaction, so its effects commit together with the
+ * step's messages (a retried step never applies an edit twice).
+ */
+export async function executeBaseTool(
+  trx: Knex.Transaction,
+  snapshot: AgentSnapshot,
+  name: string,
+  args: ToolArgs,
+): Promise<ToolOutcome> {
+  try {
+    if (name === 'send_message') {
+      text(args, 'message');
+      return { status: 'success', funcResponse: 'Sent message successfully.', memoryChanged: false };
+    }
+    if (name === 'conversation_search') return await conversationSearch(trx, snapshot, args);
+    const edit = MEMORY_EDITS[name];
+    if (!edit) return { status: 'error', funcResponse: `Error: unknown tool ${name}`, memoryChanged: false };
+    const label = text(args, 'label');
+    const row = await Block.query(trx)
+      .forOrg(snapshot.organizationId)
+      .join('agent_blocks', 'agent_blocks.block_id', 'blocks.id')
+      .where({ 'agent_blocks.agent_id': snapshot.id, 'agent_blocks.label': label })
+      .select('blocks.*')
+      .forUpdate()
+      .first();
+    if (!row) {
+      const labels = snapshot.blocks.map((block) => block.label).join(', ');
+      return { status: 'error', funcResponse: `Error: no memory block labelled '${label}'. Blocks: ${labels}`, memoryChanged: false };
+    }
+    const result = edit(
+      { id: row.id, label: row.label, value: row.value, limit: row.limit, description: row.description, readOnly: row.readOnly },
+      args,
+    );
+    if (!result.ok) return { status: 'error', funcResponse: result.error, memoryChanged: false };
+    await Block.query(trx).forOrg(snapshot.organizationId).findById(row.id).patch({ value: result.value });
+    return { status: 'success', funcResponse: result.message, memoryChanged: true };
+  } catch (error) {
+    if (error instanceof ToolArgumentError) {
+      return { status: 'error', funcResponse: `Error executing function ${name}: ${error.message}`, memoryChanged: false };
+    }
+    throw error;
+  }
+}
+
+async function conversationSearch(trx: Knex.Transaction, snapshot: AgentSnapshot, args: ToolArgs): Promise<ToolOutcome> {
+  const limit = typeof args.limit === 'number' && args.limit > 0 ? Math.min(args.limit, 50) : 5;
+  const roles = Array.isArray(args.roles) ? args.roles.filter((role): role is string => typeof role === 'string') : ['user', 'assistant'];
+  const query = typeof args.query === 'string' ? args.query : '';
+  const rows = await trx('messages')
+    .where({ organizationId: snapshot.organizationId, agentId: snapshot.id })
+    .whereIn('role', roles.filter((role) => role === 'user' || role === 'assistant'))
+    .modify((builder) => {
+      if (query) builder.whereRaw(`content::text ilike ?`, [`%${query.replaceAll('%', '\\%')}%`]);
+      if (typeof args.start_date === 'string') builder.where('created_at', '>=', args.start_date);
+      if (typeof args.end_date === 'string') builder.where('created_at', '<=', args.end_date);
+    })
+    .orderBy('sequence', 'desc')
+    .limit(limit)
+    .select('role', 'content', 'created_at');
+  const results = (rows as Array<{ role: string; content: Array<{ type: string; text?: string }>; createdAt: Date }>).map((row) => ({
+    timestamp: row.createdAt.toISOString(),
+    role: row.role,
+    content: row.content.filter((part) => part.type === 'text').map((part) => part.text).join(''),
+  }));
+  return {
+    status: 'success',
+    funcResponse: JSON.stringify({ message: `Showing ${results.length} results:`, results }),
+    memoryChanged: false,
+  };
+}

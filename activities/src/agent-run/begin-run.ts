@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import type { ApprovalDecision, RunInputApproval, StopReason, ToolRuleState } from '@engram/core';
+import { Agent, Message, recompileSystemMessage, Run, type Database } from '@engram/db';
+import { loadRunContext, type RunContext } from './context.js';
+import { executeBaseTool, isBaseTool } from './base-tools.js';
+import { appendRunFrames } from './run-log.js';
+import { framesFor } from './apply-turn.js';
+import type { Knex } from 'knex';
+
+export type BeginRunInput = { runId: string; organizationId: string };
+
+export type BeginRunResult =
+  | { proceed: true; ruleState: ToolRuleState }
+  | { proceed: false; stopReason: StopReason; failure?: { errorType: string; message: string } };
+
+const DENIED = 'The user denied this tool call.';
+
+/** The approval request the agent is waiting on: the last message of its context, if it is one. */
+async function pendingApprovalRequest(trx: Knex, context: RunContext): Promise<Message | undefined> {
+  const lastId = (await Agent.query(trx).forOrg(context.run.organizationId).findById(context.run.agentId))?.messageIds.at(-1);
+  if (!lastId) return undefined;
+  const last = await Message.query(trx).forOrg(context.run.organizationId).findById(lastId);
+  return last?.role === 'approval' && last.toolCalls?.length ? last : undefined;
+}
+
+async function applyApprovals(
+  trx: Knex.Transaction,
+  context: RunContext,
+  request: Message,
+  input: RunInputApproval,
+  ruleState: ToolRuleState,
+): Promise<void> {
+  const now = new Date();
+  const base = { organizationId: context.run.organizationId, agentId: context.run.agentId, runId: context.run.id };
+  const decisions = new Map<string, ApprovalDecision>(input.approvals.map((decision) => [decision.tool_call_id, decision]));
+  const response = await Message.query(trx).insert({
+    ...base,
+    id: `message-${randomUUID()}`,
+    role: 'approval',
+    content: [],
+    approvals: input.approvals,
+    createdAt: now,
+  } as unknown as Message);
+  const produced: Message[] = [];
+  let memoryChanged = false;
+  for (const [index, call] of (request.toolCalls ?? []).entries()) {
+    const decision = decisions.get(call.id);
+    let status: 'success' | 'error' = 'error';
+    let funcResponse = DENIED;
+    if (decision?.type === 'tool') {
+      status = decision.status;
+      funcResponse = decision.tool_return;
+    } else if (decision?.approve) {
+      if (isBaseTool(call.function.name)) {
+        let args: Record<string, unknown> = {};
+        try {
+          args = JSON.parse(call.function.arguments || '{}') as Record<string, unknown>;
+        } catch {
+          funcResponse = `Error executing function ${call.function.name}: arguments are not valid JSON`;
+        }
+        const result = await executeBaseTool(trx, context.snapshot, call.function.name, args);
+        ({ status, funcResponse } = { status: result.status, funcResponse: result.funcResponse });
+        memoryChanged ||= result.memoryChanged;
+      } else {
+        funcResponse = `Error: the tool '${call.function.name}' cannot be executed by this server yet.`;
+      }
+      ruleState.calledTools.push(call.function.name);
+      ruleState.lastToolOutput = funcResponse;
+    } else if (decision?.type === 'approval' && decision.reason) {
+      funcResponse = `${DENIED} Reason: ${decision.reason}`;
+    }
+    produced.push(
+      await Message.query(trx).insert({
+        ...base,
+        id: `message-${randomUUID()}`,
+        role: 'tool',
+        content: [],
+        name: call.function.name,
+        toolCallId: call.id,
+        toolReturns: [{ tool_call_id: call.id, status, func_response: funcResponse }],
+        createdAt: new Date(now.getTime() + 1 + index),
+      } as unknown as Message),
+    );
+  }
+  const agent = (await Agent.query(trx).forOrg(context.run.organizationId).findById(context.run.agentId).forUpdate()) as Agent;
+  await Agent.query(trx)
+    .forOrg(context.run.organizationId)
+    .findById(agent.id)
+    .patch({ messageIds: [...agent.messageIds, response.id, ...produced.map((message) => message.id)] });
+  if (memoryChanged) {
+    await recompileSystemMessage(trx, context.run.organizationId, agent.id, now);
+  }
+  await appendRunFrames(trx, { runId: context.run.id, organizationId: context.run.organizationId }, framesFor(produced, context));
+}
+
+/**
+ * Marks the run running and consumes an approval answer if that is its input. Idempotent: a retry
+ * after the approval was applied finds the run already running and proceeds.
+ */
+export function createBeginRun(deps: { db: Database }) {
+  return async function beginRun(input: BeginRunInput): Promise<BeginRunResult> {
+    return deps.db.transaction(async (trx) => {
+      const context = await loadRunContext(trx, input.organizationId, input.runId);
+      const { run } = context;
+      if (run.cancelRequested) return { proceed: false, stopReason: 'cancelled' };
+      const decided = run.metadata.begin as BeginRunResult | undefined;
+      if (decided) return decided;
+      if (run.status !== 'created') return { proceed: false, stopReason: (run.stopReason as StopReason | null) ?? 'error' };
+
+      const hasHistory = context.inContext.some((message) => message.role === 'assistant');
+      const ruleState: ToolRuleState = { calledTools: [], lastToolOutput: null, hasHistory };
+      const result = await decide(trx, context, ruleState);
+      const metadata = { ...run.metadata, begin: result, ...(context.pendingInputs.length === 0 ? { inputs_stored: true } : {}) };
+      await Run.query(trx)
+        .forOrg(input.organizationId)
+        .findById(run.id)
+        .patch({ status: 'running', startedAt: new Date(), metadata });
+      return result;
+    });
+  };
+}
+
+async function decide(trx: Knex.Transaction, context: RunContext, ruleState: ToolRuleState): Promise<BeginRunResult> {
+  const pending = await pendingApprovalRequest(trx, context);
+  const approval = context.request.messages.find((message): message is RunInputApproval => message.type === 'approval');
+  if (approval) {
+    if (!pending) {
+      return {
+        proceed: false,
+        stopReason: 'error',
+        failure: { errorType: 'invalid_request', message: 'No tool call is currently awaiting approval.' },
+      };
+    }
+    await applyApprovals(trx, context, pending, approval, ruleState);
+    return { proceed: true, ruleState };
+  }
+  if (pending) {
+    return {
+      proceed: false,
+      stopReason: 'error',
+      failure: {
+        errorType: 'PENDING_APPROVAL',
+        message: `The agent is waiting for an approval of ${pending.id}; answer it before sending a new message.`,
+      },
+    };
+  }
+  return { proceed: true, ruleState };
+}

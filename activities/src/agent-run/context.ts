@@ -1,0 +1,35 @@
+import type { Knex } from 'knex';
+import type { AgentSnapshot, RunInputMessage, RunRequest, StoredMessage } from '@engram/core';
+import { Agent, loadAgentSnapshot, loadMessagesInOrder, Run } from '@engram/db';
+
+export class RunStateError extends Error {}
+
+export type RunContext = {
+  run: Run;
+  request: RunRequest;
+  snapshot: AgentSnapshot;
+  inContext: StoredMessage[];
+  pendingInputs: RunInputMessage[];
+};
+
+/** Whether this run's plain inputs are stored yet (they are, with its first applied step). */
+export function inputsStored(run: Run): boolean {
+  return run.metadata.inputs_stored === true;
+}
+
+/** What one step sees: the agent as it is now, its context window, and inputs not yet stored. */
+export async function loadRunContext(db: Knex, organizationId: string, runId: string): Promise<RunContext> {
+  const run = await Run.query(db).forOrg(organizationId).findById(runId);
+  if (!run) throw new RunStateError(`run ${runId} does not exist`);
+  const snapshot = await loadAgentSnapshot(db, organizationId, run.agentId);
+  if (!snapshot) throw new RunStateError(`agent ${run.agentId} of run ${runId} no longer exists`);
+  const agent = (await Agent.query(db).forOrg(organizationId).findById(run.agentId)) as Agent;
+  const request = run.request as unknown as RunRequest;
+  // With autoclear, each request starts from the system message alone; history stays stored and searchable.
+  const contextIds = snapshot.messageBufferAutoclear ? agent.messageIds.slice(0, 1) : agent.messageIds;
+  const inContext = await loadMessagesInOrder(db, organizationId, contextIds);
+  const pendingInputs = inputsStored(run)
+    ? []
+    : request.messages.filter((input): input is RunInputMessage => input.type === 'message');
+  return { run, request, snapshot, inContext, pendingInputs };
+}

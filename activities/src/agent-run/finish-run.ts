@@ -1,0 +1,103 @@
+import { runStatusFor, type StopReason } from '@engram/core';
+import { Agent, Run, type Database } from '@engram/db';
+import { appendRunFrames, type Frame } from './run-log.js';
+
+export type FinishRunInput = {
+  runId: string;
+  organizationId: string;
+  stopReason: StopReason;
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; step_count: number };
+  failure: { errorType: string; message: string } | null;
+};
+
+/**
+ * Closes a run: appends the closing frames (error, stop_reason, usage_statistics) and records the
+ * outcome on the run and the agent. A run that is already closed is left as it is.
+ */
+export function createFinishRun(deps: { db: Database }) {
+  return async function finishRun(input: FinishRunInput): Promise<{ callbackUrl: string | null }> {
+    return deps.db.transaction(async (trx) => {
+      const run = await Run.query(trx).forOrg(input.organizationId).findById(input.runId).forUpdate();
+      if (!run) return { callbackUrl: null };
+      if (run.status !== 'created' && run.status !== 'running') return { callbackUrl: null };
+      const completedAt = new Date();
+      const frames: Frame[] = [];
+      if (input.failure) {
+        frames.push({
+          message_type: 'error_message',
+          error_type: input.failure.errorType,
+          message: input.failure.message,
+          detail: null,
+        });
+      }
+      frames.push({ message_type: 'stop_reason', stop_reason: input.stopReason });
+      frames.push({ message_type: 'usage_statistics', ...input.usage, run_ids: [input.runId] });
+      await appendRunFrames(trx, { runId: run.id, organizationId: input.organizationId }, frames);
+      const durationMs = completedAt.getTime() - (run.startedAt ?? run.createdAt).getTime();
+      await Run.query(trx)
+        .forOrg(input.organizationId)
+        .findById(run.id)
+        .patch({
+          status: runStatusFor(input.stopReason),
+          stopReason: input.stopReason,
+          completedAt,
+          totalDurationNs: durationMs * 1_000_000,
+          usage: input.usage,
+          metadata: { ...run.metadata, ...(input.failure ? { error: input.failure } : {}) },
+        });
+      await Agent.query(trx).forOrg(input.organizationId).findById(run.agentId).patch({
+        lastRunCompletion: completedAt,
+        lastRunDurationMs: durationMs,
+        lastStopReason: input.stopReason,
+      });
+      return { callbackUrl: run.callbackUrl };
+    });
+  };
+}
+
+export function createMarkRunAbandoned(deps: { db: Database }) {
+  const finishRun = createFinishRun(deps);
+  /** For a run whose workflow ended without closing it (terminated by an operator, timed out). */
+  return async function markRunAbandoned(input: { runId: string; organizationId: string; reason: string }): Promise<void> {
+    await finishRun({
+      runId: input.runId,
+      organizationId: input.organizationId,
+      stopReason: 'error',
+      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, step_count: 0 },
+      failure: { errorType: 'internal_error', message: `The run's workflow ended without finishing: ${input.reason}` },
+    });
+  };
+}
+
+export function createSendRunCallback(deps: { db: Database; fetch?: typeof fetch }) {
+  const send = deps.fetch ?? fetch;
+  /** POSTs `{job_id, status, completed_at, metadata}` to the run's callback_url and records the answer. */
+  return async function sendRunCallback(input: { runId: string; organizationId: string }): Promise<void> {
+    const run = await Run.query(deps.db).forOrg(input.organizationId).findById(input.runId);
+    if (!run?.callbackUrl || run.callbackSentAt) return;
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    try {
+      const response = await send(run.callbackUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          job_id: run.id,
+          status: run.status,
+          completed_at: run.completedAt?.toISOString() ?? null,
+          metadata: run.metadata,
+        }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      statusCode = response.status;
+      if (!response.ok) error = `callback answered ${response.status}`;
+    } catch (cause) {
+      error = (cause as Error).message;
+    }
+    await Run.query(deps.db)
+      .forOrg(input.organizationId)
+      .findById(run.id)
+      .patch({ callbackSentAt: new Date(), callbackStatusCode: statusCode, callbackError: error });
+    if (error) throw new Error(error);
+  };
+}

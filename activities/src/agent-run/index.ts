@@ -1,0 +1,21 @@
+import type { Database, SecretBox } from '@engram/db';
+import type { BaseProviderConfig } from '../llm/index.js';
+import { createApplyModelTurn } from './apply-turn.js';
+import { createBeginRun } from './begin-run.js';
+import { createCallModel } from './call-model.js';
+import { createFinishRun, createMarkRunAbandoned, createSendRunCallback } from './finish-run.js';
+
+export type AgentRunDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox };
+
+export function createAgentRunActivities(deps: AgentRunDeps) {
+  return {
+    beginRun: createBeginRun(deps),
+    callModel: createCallModel(deps),
+    applyModelTurn: createApplyModelTurn(deps),
+    finishRun: createFinishRun(deps),
+    markRunAbandoned: createMarkRunAbandoned(deps),
+    sendRunCallback: createSendRunCallback(deps),
+  };
+}
+
+export type AgentRunActivities = ReturnType<typeof createAgentRunActivities>;

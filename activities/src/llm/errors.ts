@@ -1,0 +1,92 @@
+import * as AnthropicSdk from '@anthropic-ai/sdk';
+import type { ModelErrorKind } from '@engram/core';
+import * as OpenAiSdk from 'openai';
+
+/** A failed model call, classified so retries and the run's stop reason can follow from `kind`. */
+export class ModelCallError extends Error {
+  constructor(
+    readonly kind: ModelErrorKind,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'ModelCallError';
+  }
+}
+
+const CONTEXT_OVERFLOW_WORDING =
+  /context[ _-]?(length|window)|maximum context|too many tokens|prompt is too long|input is too long|reduce the length/i;
+const RATE_LIMIT_WORDING = /rate[ _-]?limit|too many requests/i;
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'UND_ERR_SOCKET']);
+
+type SdkApiError = { status: number | undefined; message: string; code?: string | null | undefined; cause?: unknown };
+
+function isSdkApiError(error: unknown): error is SdkApiError {
+  return error instanceof OpenAiSdk.APIError || error instanceof AnthropicSdk.APIError;
+}
+
+/** The system error code (ECONNREFUSED, …) of an error or of the errors that caused it. */
+function networkCode(error: unknown): string | null {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && (TIMEOUT_CODES.has(code) || CONNECTION_CODES.has(code))) return code;
+  }
+  return null;
+}
+
+/** The deepest message in an error's cause chain: what the network layer itself said. */
+function rootMessage(error: Error): string {
+  let current: Error = error;
+  while (current.cause instanceof Error) current = current.cause;
+  return current === error ? error.message : `${error.message} (${current.message})`;
+}
+
+function classifyStatus(status: number, error: SdkApiError): ModelCallError {
+  const message = error.message;
+  if (status === 429) return new ModelCallError('rate_limit', message, status);
+  if (status === 408) return new ModelCallError('timeout', message, status);
+  if (status === 401 || status === 403) return new ModelCallError('authentication', message, status);
+  if (status >= 500) return new ModelCallError('server', message, status);
+  if (error.code === 'context_length_exceeded' || CONTEXT_OVERFLOW_WORDING.test(message)) {
+    return new ModelCallError('context_overflow', message, status);
+  }
+  return new ModelCallError('bad_request', message, status);
+}
+
+/** An error event inside an otherwise successful stream: no HTTP status, only the provider's words. */
+function classifyStreamedError(error: SdkApiError): ModelCallError {
+  if (error.code === 'context_length_exceeded' || CONTEXT_OVERFLOW_WORDING.test(error.message)) {
+    return new ModelCallError('context_overflow', error.message);
+  }
+  if (RATE_LIMIT_WORDING.test(error.message)) return new ModelCallError('rate_limit', error.message);
+  return new ModelCallError('server', error.message);
+}
+
+/** Maps whatever the OpenAI or Anthropic SDK (or the network below them) threw to a classified error. */
+export function classifyProviderError(error: unknown): ModelCallError {
+  if (error instanceof ModelCallError) return error;
+  if (error instanceof OpenAiSdk.APIConnectionTimeoutError || error instanceof AnthropicSdk.APIConnectionTimeoutError) {
+    return new ModelCallError('timeout', error.message);
+  }
+  if (error instanceof OpenAiSdk.APIUserAbortError || error instanceof AnthropicSdk.APIUserAbortError) {
+    return new ModelCallError('connection', error.message);
+  }
+  if (error instanceof OpenAiSdk.APIConnectionError || error instanceof AnthropicSdk.APIConnectionError) {
+    const kind = TIMEOUT_CODES.has(networkCode(error) ?? '') ? 'timeout' : 'connection';
+    return new ModelCallError(kind, rootMessage(error));
+  }
+  if (isSdkApiError(error)) {
+    return error.status === undefined ? classifyStreamedError(error) : classifyStatus(error.status, error);
+  }
+  if (!(error instanceof Error)) return new ModelCallError('invalid_response', String(error));
+  // AbortSignal.timeout() aborts with a TimeoutError; any other abort only ended the connection early.
+  if (error.name === 'TimeoutError') return new ModelCallError('timeout', error.message);
+  if (error.name === 'AbortError') return new ModelCallError('connection', error.message);
+  const code = networkCode(error);
+  if (code !== null) return new ModelCallError(TIMEOUT_CODES.has(code) ? 'timeout' : 'connection', rootMessage(error));
+  if (error instanceof SyntaxError) {
+    return new ModelCallError('invalid_response', `The model provider sent a response that is not valid JSON: ${error.message}`);
+  }
+  return new ModelCallError('invalid_response', error.message);
+}

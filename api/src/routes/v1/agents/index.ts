@@ -1,0 +1,16 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppServices } from '../../../services/index.js';
+import { agentCrudRoutes } from './agents.js';
+import { contextWindowRoutes } from './context.js';
+import { coreMemoryRoutes } from './core-memory.js';
+import { agentToolRoutes } from './tools.js';
+
+/** `/agents` and what hangs off one agent, except its messages (see messages.ts). */
+export function agentRoutes(services: AppServices): FastifyPluginAsync {
+  return async (app) => {
+    await app.register(agentCrudRoutes(services));
+    await app.register(coreMemoryRoutes(services));
+    await app.register(agentToolRoutes(services));
+    await app.register(contextWindowRoutes(services));
+  };
+}

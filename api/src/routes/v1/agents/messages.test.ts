@@ -1,0 +1,271 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import Letta from '@letta-ai/letta-client';
+import { Message, Run } from '@engram/db';
+import {
+  collectSse,
+  startScriptedModelServer,
+  startTestStack,
+  type ScriptedModelServer,
+  type TestStack,
+} from '@engram/testing';
+
+let stack: TestStack;
+let model: ScriptedModelServer;
+let client: Letta;
+
+beforeAll(async () => {
+  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
+  stack = await startTestStack({
+    baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
+    pingIntervalMs: 300,
+  });
+  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
+});
+
+afterEach(() => model.reset());
+
+afterAll(async () => {
+  await stack?.stop();
+  await model?.close();
+});
+
+async function createAgent(overrides: Record<string, unknown> = {}) {
+  return client.agents.create({
+    model: 'openai/gpt-4o-mini',
+    memory_blocks: [
+      { label: 'human', value: 'The human is called Ada.' },
+      { label: 'persona', value: 'I am a helpful agent.' },
+    ],
+    ...overrides,
+  } as Parameters<typeof client.agents.create>[0]);
+}
+
+const api = (path: string, init: RequestInit = {}) =>
+  fetch(`${stack.baseUrl}/v1${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json', ...(init.headers ?? {}) },
+  });
+
+function dataFrames(events: Awaited<ReturnType<typeof collectSse>>) {
+  return events.map((event) => event.data).filter((data): data is Record<string, unknown> => data !== '[DONE]');
+}
+
+describe('sending a message', () => {
+  it('answers synchronously through the real client with the assistant text, stop reason and usage', async () => {
+    const agent = await createAgent();
+    model.enqueue({ type: 'text', text: 'Hello Ada!', usage: { prompt_tokens: 100, completion_tokens: 4, total_tokens: 104 } });
+    const response = await client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'Hi, who am I?' }] });
+
+    expect(response.messages).toEqual([expect.objectContaining({ message_type: 'assistant_message', content: 'Hello Ada!' })]);
+    expect(response.stop_reason.stop_reason).toBe('end_turn');
+    expect(response.usage).toMatchObject({ prompt_tokens: 100, completion_tokens: 4, total_tokens: 104, step_count: 1 });
+
+    const sent = model.requests[0];
+    expect(sent?.messages[0]).toMatchObject({ role: 'system' });
+    expect(JSON.stringify(sent?.messages[0])).toContain('The human is called Ada.');
+    expect(sent?.messages.at(-1)).toMatchObject({ role: 'user', content: 'Hi, who am I?' });
+
+    const history = await client.agents.messages.list(agent.id);
+    expect(history.items.map((message) => message.message_type)).toEqual(['user_message', 'assistant_message']);
+  });
+
+  it('runs tools in a loop: a memory edit is applied, returned to the model, then the turn ends', async () => {
+    const agent = await createAgent();
+    model.enqueue(
+      { type: 'tool_calls', calls: [{ name: 'memory_insert', arguments: { label: 'human', new_string: 'Ada likes tea.' } }] },
+      { type: 'text', text: 'Noted that you like tea.' },
+    );
+    const response = await client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'I like tea' }] });
+
+    expect(response.messages.map((message) => message.message_type)).toEqual([
+      'tool_call_message',
+      'tool_return_message',
+      'assistant_message',
+    ]);
+    expect(response.messages[1]).toMatchObject({ status: 'success' });
+    expect(response.usage.step_count).toBe(2);
+    const block = await client.agents.blocks.retrieve('human', { agent_id: agent.id });
+    expect(block.value).toContain('Ada likes tea.');
+    // The second model call sees the tool result and the recompiled memory.
+    const second = model.requests[1];
+    expect(second?.messages.some((message) => message.role === 'tool')).toBe(true);
+    expect(JSON.stringify(second?.messages[0])).toContain('Ada likes tea.');
+  });
+
+  it('answers 404 for an unknown agent and for another organization’s agent, and 422 for a malformed body', async () => {
+    const missing = await api('/agents/agent-00000000-0000-4000-8000-000000000000/messages', {
+      method: 'POST',
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ detail: 'Agent not found' });
+
+    const agent = await createAgent();
+    const other = await stack.createTenant();
+    const foreign = await fetch(`${stack.baseUrl}/v1/agents/${agent.id}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${other.apiKey.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(foreign.status).toBe(404);
+
+    const malformed = await api(`/agents/${agent.id}/messages`, {
+      method: 'POST',
+      body: JSON.stringify({ messages: [{ role: 'robot', content: 'hi' }] }),
+    });
+    expect(malformed.status).toBe(422);
+    const detail = ((await malformed.json()) as { detail: Array<{ loc: unknown[] }> }).detail;
+    expect(detail[0]?.loc.slice(0, 2)).toEqual(['body', 'messages']);
+
+    const both = await api(`/agents/${agent.id}/messages`, {
+      method: 'POST',
+      body: JSON.stringify({ input: 'hi', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(both.status).toBe(422);
+    expect(await Run.query(stack.db).forOrg(stack.tenant.organizationId).where({ agentId: agent.id }).resultSize()).toBe(0);
+  });
+
+  it('fails the run with llm_api_error and the provider’s message, storing nothing of the turn', async () => {
+    const agent = await createAgent();
+    model.enqueue({ type: 'error', status: 400, message: 'model gpt-4o-mini does not support this request' });
+    const response = await api(`/agents/${agent.id}/messages`, {
+      method: 'POST',
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hello' }] }),
+    });
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await response.json())).toContain('does not support this request');
+    const runId = response.headers.get('x-run-id') as string;
+    const run = await client.runs.retrieve(runId);
+    expect(run).toMatchObject({ status: 'failed', stop_reason: 'llm_api_error' });
+    const stored = await Message.query(stack.db).forOrg(stack.tenant.organizationId).where({ agentId: agent.id }).whereNot('role', 'system');
+    expect(stored).toEqual([]);
+  });
+});
+
+describe('streaming', () => {
+  it('streams whole messages with seq ids, then stop_reason, usage and [DONE]', async () => {
+    const agent = await createAgent();
+    model.enqueue(
+      { type: 'tool_calls', calls: [{ name: 'conversation_search', arguments: { query: 'tea' } }] },
+      { type: 'text', text: 'Nothing about tea yet.' },
+    );
+    const response = await api(`/agents/${agent.id}/messages/stream`, {
+      method: 'POST',
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'what do I like?' }], include_pings: false }),
+    });
+    expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const events = await collectSse(response);
+    expect(events.at(-1)?.data).toBe('[DONE]');
+    const frames = dataFrames(events);
+    expect(frames.map((frame) => frame.message_type)).toEqual([
+      'tool_call_message',
+      'tool_return_message',
+      'assistant_message',
+      'stop_reason',
+      'usage_statistics',
+    ]);
+    const seqIds = frames.map((frame) => frame.seq_id);
+    expect(seqIds).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('streams tokens as they arrive when stream_tokens is set, and each message once', async () => {
+    const agent = await createAgent();
+    model.enqueue({ type: 'text', text: 'one two three four five', chunkDelayMs: 20 });
+    const response = await api(`/agents/${agent.id}/messages`, {
+      method: 'POST',
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'count' }], streaming: true, stream_tokens: true }),
+    });
+    const frames = dataFrames(await collectSse(response));
+    expect(frames[0]).toMatchObject({ message_type: 'ping', run_id: expect.stringMatching(/^run-/) });
+    const deltas = frames.filter((frame) => frame.message_type === 'assistant_message');
+    expect(deltas.length).toBeGreaterThan(2);
+    expect(deltas.map((frame) => frame.content).join('')).toBe('one two three four five');
+    expect(new Set(deltas.map((frame) => frame.id)).size).toBe(1);
+    expect(frames.at(-1)).toMatchObject({ message_type: 'usage_statistics' });
+  });
+
+  it('replays a finished run from any seq id with POST /runs/{id}/stream', async () => {
+    const agent = await createAgent();
+    model.enqueue({ type: 'tool_calls', calls: [{ name: 'conversation_search', arguments: { query: 'x' } }] }, { type: 'text', text: 'done' });
+    const sync = await api(`/agents/${agent.id}/messages`, { method: 'POST', body: JSON.stringify({ input: 'go' }) });
+    const runId = sync.headers.get('x-run-id') as string;
+    const replay = await api(`/runs/${runId}/stream`, { method: 'POST', body: JSON.stringify({ starting_after: 2, include_pings: false }) });
+    const frames = dataFrames(await collectSse(replay));
+    expect(frames.map((frame) => [frame.seq_id, frame.message_type])).toEqual([
+      [3, 'assistant_message'],
+      [4, 'stop_reason'],
+      [5, 'usage_statistics'],
+    ]);
+  });
+});
+
+describe('async runs, cancellation and ordering', () => {
+  it('returns a run at once for /messages/async and completes it in the background', async () => {
+    const agent = await createAgent();
+    model.enqueue({ type: 'text', text: 'later', delayMs: 300 });
+    const run = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'take your time' }] });
+    expect(run).toMatchObject({ status: 'created', agent_id: agent.id, background: true });
+    let current = await client.runs.retrieve(run.id);
+    for (let tries = 0; current.status !== 'completed' && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      current = await client.runs.retrieve(run.id);
+    }
+    expect(current).toMatchObject({ status: 'completed', stop_reason: 'end_turn' });
+    const messages = await client.runs.messages.list(run.id);
+    expect(messages.items.map((message) => message.message_type)).toEqual(['user_message', 'assistant_message']);
+    const usage = await (await api(`/runs/${run.id}/usage`)).json();
+    expect(usage).toMatchObject({ step_count: 1, total_tokens: expect.any(Number) });
+  });
+
+  it('cancels a running turn: the in-flight model call is abandoned and the run ends cancelled', async () => {
+    const agent = await createAgent();
+    model.enqueue({ type: 'hang' });
+    const run = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'think forever' }] });
+    for (let tries = 0; model.requests.length === 0 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const cancelled = await client.agents.messages.cancel(agent.id);
+    expect(cancelled).toEqual({ [run.id]: 'cancelled' });
+    let current = await client.runs.retrieve(run.id);
+    for (let tries = 0; current.status !== 'cancelled' && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      current = await client.runs.retrieve(run.id);
+    }
+    expect(current).toMatchObject({ status: 'cancelled', stop_reason: 'cancelled' });
+    const nothingLeft = await api(`/agents/${agent.id}/messages/cancel`, { method: 'POST', body: '{}' });
+    expect(nothingLeft.status).toBe(409);
+  });
+
+  it('runs two concurrent sends to one agent one after the other, never interleaved', async () => {
+    const agent = await createAgent();
+    model.onRequest((request) => {
+      const last = request.messages.at(-1);
+      const text = typeof last?.content === 'string' ? last.content : '';
+      return { type: 'text', text: `reply to ${text}`, delayMs: 200 };
+    });
+    const [first, second] = await Promise.all([
+      client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'first' }] }),
+      new Promise((resolve) => setTimeout(resolve, 50)).then(() =>
+        client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'second' }] }),
+      ),
+    ]);
+    expect(first.messages[0]).toMatchObject({ content: 'reply to first' });
+    expect(second.messages[0]).toMatchObject({ content: 'reply to second' });
+    const history = await client.agents.messages.list(agent.id, { order: 'asc' });
+    expect(history.items.map((message) => (message as { content?: unknown }).content)).toEqual([
+      'first',
+      'reply to first',
+      'second',
+      'reply to second',
+    ]);
+  });
+
+  it('returns the existing run when a send is retried with the same otids', async () => {
+    const agent = await createAgent();
+    model.enqueue({ type: 'text', text: 'only once' });
+    const body = { messages: [{ role: 'user', content: 'hi', otid: 'b4c1a6de-5a4e-4d60-8f55-1f4f2f3f8a01' }] };
+    const first = await api(`/agents/${agent.id}/messages`, { method: 'POST', body: JSON.stringify(body) });
+    const retry = await api(`/agents/${agent.id}/messages`, { method: 'POST', body: JSON.stringify(body) });
+    expect(first.headers.get('x-run-id')).toBe(retry.headers.get('x-run-id'));
+    expect(await retry.json()).toMatchObject({ messages: [expect.objectContaining({ content: 'only once' })] });
+    expect(model.requests).toHaveLength(1);
+  });
+});

@@ -1,0 +1,333 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { DEFAULT_MAX_STEPS, type RunInput, type RunRequest } from '@engram/core';
+import { requireContext } from '../../../http/auth.js';
+import { openSse } from '../../../http/sse.js';
+import { AppError, UnprocessableError, type ErrorKind } from '../../../errors.js';
+import type { AppServices } from '../../../services/index.js';
+import { collectRunResponse, streamRunOutput } from '../../../services/runs/run-output.js';
+import { runToWire } from '../../../services/runs/run-wire.js';
+import type { RunService, SendOptions } from '../../../services/runs/run-service.js';
+
+const AgentParams = z.object({ agent_id: z.string() });
+
+const TextPart = z.object({ type: z.literal('text'), text: z.string() }).passthrough();
+const ContentPart = z.union([TextPart, z.object({ type: z.string() }).passthrough()]);
+
+const MessageCreate = z
+  .object({
+    type: z.literal('message').nullish(),
+    role: z.enum(['user', 'system', 'assistant']),
+    content: z.union([z.string(), z.array(ContentPart)]),
+    name: z.string().nullish(),
+    otid: z.string().nullish(),
+    sender_id: z.string().nullish(),
+    batch_item_id: z.string().nullish(),
+    group_id: z.string().nullish(),
+  })
+  .strict();
+
+const ApprovalReturn = z.object({
+  type: z.literal('approval').optional(),
+  tool_call_id: z.string(),
+  approve: z.boolean(),
+  reason: z.string().nullish(),
+});
+
+const ToolReturn = z.object({
+  type: z.literal('tool').optional(),
+  tool_call_id: z.string(),
+  tool_return: z.union([z.string(), z.array(ContentPart)]),
+  status: z.enum(['success', 'error']),
+  stdout: z.array(z.string()).nullish(),
+  stderr: z.array(z.string()).nullish(),
+});
+
+const ApprovalCreate = z
+  .object({
+    type: z.literal('approval').optional(),
+    approvals: z.array(z.union([ApprovalReturn, ToolReturn])).nullish(),
+    approve: z.boolean().nullish(),
+    approval_request_id: z.string().nullish(),
+    reason: z.string().nullish(),
+    group_id: z.string().nullish(),
+    otid: z.string().nullish(),
+  })
+  .strict();
+
+const ToolReturnCreate = z
+  .object({
+    type: z.literal('tool_return'),
+    tool_returns: z.array(ToolReturn),
+    group_id: z.string().nullish(),
+    otid: z.string().nullish(),
+  })
+  .strict();
+
+const ClientTool = z.object({
+  name: z.string().min(1),
+  description: z.string().nullish(),
+  parameters: z.record(z.string(), z.unknown()).nullish(),
+});
+
+const MESSAGE_TYPES = [
+  'system_message',
+  'user_message',
+  'assistant_message',
+  'reasoning_message',
+  'hidden_reasoning_message',
+  'tool_call_message',
+  'tool_return_message',
+  'approval_request_message',
+  'approval_response_message',
+  'summary_message',
+  'event_message',
+] as const;
+
+const SendFields = {
+  messages: z.array(z.union([MessageCreate, ApprovalCreate, ToolReturnCreate])).nullish(),
+  input: z.union([z.string(), z.array(ContentPart)]).nullish(),
+  max_steps: z.number().int().min(1).max(500).optional(),
+  use_assistant_message: z.boolean().optional(),
+  assistant_message_tool_name: z.string().optional(),
+  assistant_message_tool_kwarg: z.string().optional(),
+  include_return_message_types: z.array(z.enum(MESSAGE_TYPES)).nullish(),
+  enable_thinking: z.string().optional(),
+  client_tools: z.array(ClientTool).nullish(),
+  client_skills: z.array(z.unknown()).nullish(),
+  override_model: z.string().nullish(),
+  override_system: z.string().nullish(),
+  include_compaction_messages: z.boolean().optional(),
+  return_logprobs: z.boolean().optional(),
+  top_logprobs: z.number().int().nullish(),
+  return_token_ids: z.boolean().optional(),
+};
+
+const StreamFields = {
+  stream_tokens: z.boolean().optional(),
+  include_pings: z.boolean().optional(),
+  background: z.boolean().optional(),
+};
+
+export const SendMessageBody = z.object({ ...SendFields, ...StreamFields, streaming: z.boolean().optional() }).strict();
+export const StreamMessageBody = z.object({ ...SendFields, ...StreamFields, streaming: z.boolean().optional() }).strict();
+export const AsyncMessageBody = z.object({ ...SendFields, callback_url: z.string().url().nullish() }).strict();
+
+type SendBody = z.infer<typeof SendMessageBody> & { callback_url?: string | null };
+
+function toRunInputs(body: SendBody): RunInput[] {
+  if (body.input !== undefined && body.input !== null) {
+    if (body.messages?.length) throw new UnprocessableError(['body', 'input'], 'Send either `messages` or `input`, not both');
+    return [{ type: 'message', role: 'user', content: body.input as RunInput extends infer _ ? string | Array<Record<string, unknown>> : never }];
+  }
+  if (!body.messages?.length) throw new UnprocessableError(['body', 'messages'], 'Send `messages` (a non-empty list) or `input`');
+  return body.messages.map((message, index): RunInput => {
+    if ('role' in message) {
+      return {
+        type: 'message',
+        role: message.role,
+        content: message.content as string | Array<Record<string, unknown>>,
+        name: message.name ?? null,
+        otid: message.otid ?? null,
+        sender_id: message.sender_id ?? null,
+      };
+    }
+    if (message.type === 'tool_return' && 'tool_returns' in message) {
+      return {
+        type: 'approval',
+        approvals: message.tool_returns.map((toolReturn) => ({
+          type: 'tool',
+          tool_call_id: toolReturn.tool_call_id,
+          tool_return: typeof toolReturn.tool_return === 'string' ? toolReturn.tool_return : JSON.stringify(toolReturn.tool_return),
+          status: toolReturn.status,
+          stdout: toolReturn.stdout ?? null,
+          stderr: toolReturn.stderr ?? null,
+        })),
+      };
+    }
+    const approval = message as z.infer<typeof ApprovalCreate>;
+    if (approval.approvals?.length) {
+      return {
+        type: 'approval',
+        approvals: approval.approvals.map((decision) =>
+          'approve' in decision
+            ? { type: 'approval', tool_call_id: decision.tool_call_id, approve: decision.approve, reason: decision.reason ?? null }
+            : {
+                type: 'tool',
+                tool_call_id: decision.tool_call_id,
+                tool_return: typeof decision.tool_return === 'string' ? decision.tool_return : JSON.stringify(decision.tool_return),
+                status: decision.status,
+                stdout: decision.stdout ?? null,
+                stderr: decision.stderr ?? null,
+              },
+        ),
+      };
+    }
+    if (approval.approve !== null && approval.approve !== undefined && approval.approval_request_id) {
+      // The legacy form answers every call of the request at once; the worker expands it per call.
+      return {
+        type: 'approval',
+        approvals: [{ type: 'approval', tool_call_id: `*${approval.approval_request_id}`, approve: approval.approve, reason: approval.reason ?? null }],
+      };
+    }
+    throw new UnprocessableError(['body', 'messages', index], 'An approval needs `approvals`, or `approve` with `approval_request_id`');
+  });
+}
+
+export function toRunRequest(body: SendBody): RunRequest {
+  return {
+    messages: toRunInputs(body),
+    maxSteps: body.max_steps ?? DEFAULT_MAX_STEPS,
+    streamTokens: body.stream_tokens ?? false,
+    clientTools: (body.client_tools ?? []).map((tool) => ({ name: tool.name, description: tool.description ?? null, parameters: tool.parameters ?? null })),
+    useAssistantMessage: body.use_assistant_message ?? true,
+    assistantMessageToolName: body.assistant_message_tool_name ?? 'send_message',
+    assistantMessageToolKwarg: body.assistant_message_tool_kwarg ?? 'message',
+    includeReturnMessageTypes: body.include_return_message_types ?? null,
+  };
+}
+
+/** How a run that failed maps to a sync response's HTTP error. */
+const SYNC_ERROR_KIND: Record<string, ErrorKind> = {
+  PENDING_APPROVAL: 'conflict',
+  invalid_request: 'bad_request',
+  rate_limit: 'rate_limited',
+  authentication: 'unauthorized',
+  bad_request: 'bad_request',
+  context_overflow: 'bad_request',
+  not_configured: 'bad_request',
+  timeout: 'timeout',
+  server: 'bad_gateway',
+  connection: 'bad_gateway',
+  invalid_response: 'bad_gateway',
+};
+
+type StreamSettings = { pingIntervalMs: number; pollIntervalMs: number };
+
+export function messageRoutes(services: AppServices, settings: StreamSettings): FastifyPluginAsyncZod {
+  const follow = (organizationId: string, runId: string, after: number, signal: AbortSignal, includeDeltas: boolean) =>
+    services.runLog.follow({ organizationId, runId, after, signal, pollIntervalMs: settings.pollIntervalMs, batchSize: 500, includeDeltas });
+
+  async function respond(request: FastifyRequest, reply: FastifyReply, agentId: string, body: SendBody, streaming: boolean) {
+    const ctx = requireContext(request);
+    const runRequest = toRunRequest(body);
+    const options: SendOptions = {
+      runType: streaming ? 'send_message_streaming' : 'send_message',
+      background: body.background ?? false,
+      callbackUrl: null,
+    };
+    const { run } = await services.runs.createRun(ctx, agentId, runRequest, options);
+    reply.header('x-run-id', run.id);
+    const includeTypes = runRequest.includeReturnMessageTypes;
+    if (streaming) {
+      const channel = openSse(request, reply);
+      await streamRunOutput(channel, follow(ctx.organizationId, run.id, 0, channel.signal, runRequest.streamTokens), {
+        runId: run.id,
+        includeTypes,
+        includePings: body.include_pings ?? true,
+        pingIntervalMs: settings.pingIntervalMs,
+        startingAfter: 0,
+      });
+      return reply;
+    }
+    const aborter = new AbortController();
+    request.raw.once('close', () => {
+      if (!reply.sent) aborter.abort();
+    });
+    const response = await collectRunResponse(follow(ctx.organizationId, run.id, 0, aborter.signal, false), { includeTypes });
+    if (response.error && response.messages.length === 0) {
+      const kind = SYNC_ERROR_KIND[response.error.error_type] ?? 'internal';
+      throw new AppError(kind, kind === 'conflict' ? { code: response.error.error_type, message: response.error.message } : response.error.message);
+    }
+    return { messages: response.messages, stop_reason: response.stop_reason, usage: response.usage };
+  }
+
+  return async (app) => {
+    app.post(
+      '/agents/:agent_id/messages',
+      { schema: { tags: ['messages'], summary: 'Send messages to an agent (streams with `streaming: true`)', params: AgentParams, body: SendMessageBody } },
+      async (request, reply) => {
+        const body = request.body;
+        if (!body.streaming) {
+          for (const key of ['stream_tokens', 'include_pings', 'background'] as const) {
+            if (body[key] !== undefined) throw new UnprocessableError(['body', key], `\`${key}\` requires \`streaming: true\``);
+          }
+        }
+        return respond(request, reply, request.params.agent_id, body, body.streaming ?? false);
+      },
+    );
+
+    app.post(
+      '/agents/:agent_id/messages/stream',
+      { schema: { tags: ['messages'], summary: 'Send messages and stream the run as SSE', params: AgentParams, body: StreamMessageBody } },
+      async (request, reply) => respond(request, reply, request.params.agent_id, request.body, true),
+    );
+
+    app.post(
+      '/agents/:agent_id/messages/async',
+      { schema: { tags: ['messages'], summary: 'Send messages; returns the run at once', params: AgentParams, body: AsyncMessageBody } },
+      async (request) => {
+        const ctx = requireContext(request);
+        const { run } = await services.runs.createRun(ctx, request.params.agent_id, toRunRequest(request.body), {
+          runType: 'send_message_async',
+          background: true,
+          callbackUrl: request.body.callback_url ?? null,
+        });
+        return runToWire(run);
+      },
+    );
+
+    app.post(
+      '/agents/:agent_id/messages/cancel',
+      {
+        schema: {
+          tags: ['messages'],
+          summary: "Cancel the agent's active runs",
+          params: AgentParams,
+          body: z.object({ run_ids: z.array(z.string()).nullish() }).strict().nullish(),
+        },
+      },
+      async (request) =>
+        services.runs.cancelAgentRuns(requireContext(request), request.params.agent_id, request.body?.run_ids ?? undefined),
+    );
+
+    app.get(
+      '/agents/:agent_id/messages',
+      {
+        schema: {
+          tags: ['messages'],
+          summary: "List an agent's messages",
+          params: AgentParams,
+          querystring: z.object({
+            before: z.string().optional(),
+            after: z.string().optional(),
+            limit: z.coerce.number().int().min(1).max(1000).default(100),
+            order: z.enum(['asc', 'desc']).default('desc'),
+            order_by: z.literal('created_at').optional(),
+            group_id: z.string().optional(),
+            use_assistant_message: z.enum(['true', 'false']).default('true'),
+            assistant_message_tool_name: z.string().default('send_message'),
+            assistant_message_tool_kwarg: z.string().default('message'),
+            include_err: z.enum(['true', 'false']).default('false'),
+          }),
+        },
+      },
+      async (request) => {
+        const query = request.query;
+        return services.messages.listAgentMessages(requireContext(request), request.params.agent_id, {
+          before: query.before,
+          after: query.after,
+          limit: query.limit,
+          order: query.order,
+          useAssistantMessage: query.use_assistant_message === 'true',
+          assistantMessageToolName: query.assistant_message_tool_name,
+          assistantMessageToolKwarg: query.assistant_message_tool_kwarg,
+          includeErr: query.include_err === 'true',
+        });
+      },
+    );
+  };
+}
+
+export type { RunService };

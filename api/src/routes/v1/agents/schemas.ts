@@ -1,0 +1,83 @@
+import { z } from 'zod';
+
+/** `?tags=a&tags=b` arrives as an array, a single `?tags=a` as a string: both become a list. */
+export function queryList<T extends z.ZodType>(item: T) {
+  return z.preprocess((value) => (value === undefined || Array.isArray(value) ? value : [value]), z.array(item)).optional();
+}
+
+export const queryBoolean = z.stringbool();
+
+/** The public API's list paging: cursors are item ids of the same list. */
+export function pageQuery(defaultLimit: number) {
+  return {
+    before: z.string().optional(),
+    after: z.string().optional(),
+    limit: z.coerce.number().int().min(1).max(1000).default(defaultLimit),
+    order: z.enum(['asc', 'desc']).optional(),
+  };
+}
+
+const toolName = z.string().min(1);
+const promptTemplate = z.string().nullish();
+const toolArgs = z.record(z.string(), z.unknown()).nullish();
+
+/** The nine tool rule kinds, told apart by `type`. */
+export const ToolRuleSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('run_first'), tool_name: toolName, args: toolArgs, prompt_template: promptTemplate }),
+  z.strictObject({
+    type: z.literal('constrain_child_tools'),
+    tool_name: toolName,
+    children: z.array(toolName),
+    child_arg_nodes: z.array(z.strictObject({ name: toolName, args: toolArgs })).nullish(),
+    prompt_template: promptTemplate,
+  }),
+  z.strictObject({
+    type: z.literal('conditional'),
+    tool_name: toolName,
+    child_output_mapping: z.record(z.string(), toolName),
+    default_child: toolName.nullish(),
+    require_output_mapping: z.boolean().optional(),
+    prompt_template: promptTemplate,
+  }),
+  z.strictObject({ type: z.literal('parent_last_tool'), tool_name: toolName, children: z.array(toolName), prompt_template: promptTemplate }),
+  z.strictObject({
+    type: z.literal('max_count_per_step'),
+    tool_name: toolName,
+    max_count_limit: z.number().int().min(1),
+    prompt_template: promptTemplate,
+  }),
+  z.strictObject({ type: z.literal('exit_loop'), tool_name: toolName, prompt_template: promptTemplate }),
+  z.strictObject({ type: z.literal('continue_loop'), tool_name: toolName, prompt_template: promptTemplate }),
+  z.strictObject({ type: z.literal('required_before_exit'), tool_name: toolName, prompt_template: promptTemplate }),
+  z.strictObject({ type: z.literal('requires_approval'), tool_name: toolName, prompt_template: promptTemplate }),
+]);
+
+/** The deprecated llm_config input: the three required fields are checked, the rest kept as sent. */
+export const LlmConfigSchema = z.looseObject({
+  model: z.string().min(1),
+  model_endpoint_type: z.string().min(1),
+  context_window: z.number().int().positive(),
+  model_endpoint: z.string().nullish(),
+  handle: z.string().nullish(),
+  temperature: z.number().nullish(),
+  max_tokens: z.number().int().positive().nullish(),
+});
+
+export const EmbeddingConfigSchema = z.looseObject({
+  embedding_endpoint_type: z.string().min(1),
+  embedding_model: z.string().min(1),
+  embedding_dim: z.number().int().positive(),
+});
+
+export const ModelSettingsSchema = z.looseObject({
+  provider_type: z.string().optional(),
+  temperature: z.number().optional(),
+  max_output_tokens: z.number().int().positive().optional(),
+  parallel_tool_calls: z.boolean().optional(),
+});
+
+export const ResponseFormatSchema = z.looseObject({ type: z.enum(['text', 'json_object', 'json_schema']) });
+
+export const AGENT_TYPES = ['letta_v1_agent', 'memgpt_v2_agent', 'memgpt_agent', 'react_agent', 'workflow_agent', 'sleeptime_agent'] as const;
+
+export const Metadata = z.record(z.string(), z.unknown());

@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Letta from '@letta-ai/letta-client';
+import { BASE_TOOLS, defaultToolNamesFor } from '@engram/core';
+import { Agent, Message, Tool } from '@engram/db';
+import { ensureBaseTools } from '../../../services/tools/base-tools.js';
+import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+
+let stack: TestStack;
+let model: ScriptedModelServer;
+let client: Letta;
+
+beforeAll(async () => {
+  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
+  stack = await startTestStack({
+    baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
+    inProcessWorker: false,
+  });
+  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await model?.close();
+});
+
+/** Response bodies are checked field by field, so they are read untyped. */
+type JsonResponse = Omit<Response, 'json'> & { json(): Promise<any> };
+
+const api = (path: string, init: RequestInit = {}): Promise<JsonResponse> =>
+  fetch(`${stack.baseUrl}/v1${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${stack.apiKey}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+  });
+
+async function systemMessageText(agentId: string): Promise<string> {
+  const agent = await Agent.query(stack.db).findById(agentId);
+  const message = await Message.query(stack.db).findById(agent!.messageIds[0]!);
+  return message!.content.map((part) => (part.type === 'text' ? (part as { text: string }).text : '')).join('');
+}
+
+const toolRulesOf = async (agentId: string) => (await client.agents.retrieve(agentId)).tool_rules;
+
+describe('the base tools of an organization', () => {
+  it('are created once, idempotently, even when asked for concurrently', async () => {
+    const tenant = await stack.createTenant();
+    const [first, second] = await Promise.all([
+      ensureBaseTools(stack.db, tenant.organizationId),
+      ensureBaseTools(stack.db, tenant.organizationId),
+    ]);
+    expect([...first.keys()].sort()).toEqual(BASE_TOOLS.map((tool) => tool.name).sort());
+    expect([...second.values()].map((tool) => tool.id).sort()).toEqual([...first.values()].map((tool) => tool.id).sort());
+    expect(await Tool.query(stack.db).forOrg(tenant.organizationId).resultSize()).toBe(BASE_TOOLS.length);
+    expect(first.get('memory_insert')).toMatchObject({ toolType: 'letta_memory_core', jsonSchema: { name: 'memory_insert' } });
+  });
+});
+
+describe("an agent's tools", () => {
+  it('lists the tools with the wire shape, paged', async () => {
+    const agent = await client.agents.create({ model: 'openai/gpt-4o-mini' });
+    const names: string[] = [];
+    for await (const tool of client.agents.tools.list(agent.id, { limit: 1 })) names.push(tool.name!);
+    expect(names.sort()).toEqual(defaultToolNamesFor('letta_v1_agent').sort());
+
+    const [tool] = await (await api(`/agents/${agent.id}/tools?limit=1`)).json();
+    expect(Object.keys(tool).sort()).toEqual(
+      [
+        'id', 'tool_type', 'name', 'description', 'source_type', 'source_code', 'json_schema', 'args_json_schema', 'tags',
+        'return_char_limit', 'pip_requirements', 'npm_requirements', 'default_requires_approval', 'enable_parallel_execution',
+        'metadata_', 'project_id', 'created_by_id', 'last_updated_by_id',
+      ].sort(),
+    );
+    expect(tool).toMatchObject({ return_char_limit: 50_000, enable_parallel_execution: false, metadata_: {} });
+  });
+
+  it('attaches and detaches a tool, answering null, and recompiles the system message', async () => {
+    const agent = await client.agents.create({ model: 'openai/gpt-4o-mini', include_base_tools: false });
+    expect(await systemMessageText(agent.id)).not.toContain('search them with conversation_search');
+    const search = await Tool.query(stack.db).forOrg(stack.tenant.organizationId).findOne({ name: 'conversation_search' });
+
+    expect(await client.agents.tools.attach(search!.id, { agent_id: agent.id })).toBeNull();
+    expect((await client.agents.retrieve(agent.id, { include: ['agent.tools'] })).tools.map((tool) => tool.name)).toEqual([
+      'conversation_search',
+    ]);
+    expect(await systemMessageText(agent.id)).toContain('search them with conversation_search');
+
+    const raw = await api(`/agents/${agent.id}/tools/detach/${search!.id}`, { method: 'PATCH' });
+    expect(raw.status).toBe(200);
+    expect(await raw.text()).toBe('null');
+    expect((await client.agents.retrieve(agent.id, { include: ['agent.tools'] })).tools).toEqual([]);
+
+    const unknown = await api(`/agents/${agent.id}/tools/attach/tool-00000000-0000-4000-8000-000000000000`, { method: 'PATCH' });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ detail: 'Tool not found' });
+  });
+
+  it('toggles approval for a tool through the body, the client and the deprecated query', async () => {
+    const agent = await client.agents.create({ model: 'openai/gpt-4o-mini' });
+    const approvalRule = { type: 'requires_approval', tool_name: 'memory_insert' };
+
+    expect(await client.agents.tools.updateApproval('memory_insert', { agent_id: agent.id, body_requires_approval: true })).toBeNull();
+    expect(await toolRulesOf(agent.id)).toEqual([approvalRule]);
+
+    const again = await api(`/agents/${agent.id}/tools/approval/memory_insert`, {
+      method: 'PATCH',
+      body: JSON.stringify({ requires_approval: true }),
+    });
+    expect(await again.text()).toBe('null');
+    expect(await toolRulesOf(agent.id)).toEqual([approvalRule]);
+
+    const off = await api(`/agents/${agent.id}/tools/approval/memory_insert?requires_approval=false`, { method: 'PATCH' });
+    expect(off.status).toBe(200);
+    expect(await toolRulesOf(agent.id)).toEqual([]);
+
+    const missing = await api(`/agents/${agent.id}/tools/approval/memory_insert`, { method: 'PATCH' });
+    expect(missing.status).toBe(422);
+    expect((await missing.json()).detail[0].loc).toEqual(['body', 'requires_approval']);
+
+    const notAttached = await api(`/agents/${agent.id}/tools/approval/send_message`, {
+      method: 'PATCH',
+      body: JSON.stringify({ requires_approval: true }),
+    });
+    expect(notAttached.status).toBe(404);
+  });
+});

@@ -1,0 +1,109 @@
+import { Agent, Block, Tool, type SecretBox } from '@engram/db';
+import type { Knex } from 'knex';
+import { NotFoundError } from '../../errors.js';
+
+/** Relationship fields a 1.0 client asks for with `include=`; the others come back empty. */
+export const AGENT_INCLUDES = [
+  'agent.blocks',
+  'agent.identities',
+  'agent.managed_group',
+  'agent.pending_approval',
+  'agent.secrets',
+  'agent.sources',
+  'agent.tags',
+  'agent.tools',
+] as const;
+
+export type AgentInclude = (typeof AGENT_INCLUDES)[number];
+
+/** What create, update and attach answer with: the whole agent, as the reference server returns it. */
+export const EVERY_RELATIONSHIP: ReadonlySet<AgentInclude> = new Set(AGENT_INCLUDES);
+
+export type AgentSecret = { key: string; value: string; description: string | null };
+
+/** An agent with the relationships that were asked for (the others are empty lists). */
+export type AgentView = {
+  agent: Agent;
+  included: ReadonlySet<AgentInclude>;
+  blocks: Block[];
+  tools: Tool[];
+  secrets: AgentSecret[];
+};
+
+type Attached<M> = M & { attachedAgentId: string };
+
+export async function findAgent(db: Knex, organizationId: string, agentId: string): Promise<Agent> {
+  const agent = await Agent.query(db).forOrg(organizationId).findById(agentId);
+  if (!agent) throw new NotFoundError('Agent');
+  return agent;
+}
+
+/** The agents' core memory blocks, in prompt order, by agent id. */
+export async function blocksByAgent(db: Knex, organizationId: string, agentIds: string[]): Promise<Map<string, Block[]>> {
+  const rows = (await Block.query(db)
+    .forOrg(organizationId)
+    .join('agent_blocks', 'agent_blocks.block_id', 'blocks.id')
+    .whereIn('agent_blocks.agent_id', agentIds)
+    .orderBy([{ column: 'agent_blocks.position' }, { column: 'blocks.created_at' }, { column: 'blocks.id' }])
+    .select('blocks.*', 'agent_blocks.agent_id as attached_agent_id')) as Array<Attached<Block>>;
+  return groupByAgent(rows);
+}
+
+/** The agents' tools by name, by agent id. */
+export async function toolsByAgent(db: Knex, organizationId: string, agentIds: string[]): Promise<Map<string, Tool[]>> {
+  const rows = (await Tool.query(db)
+    .forOrg(organizationId)
+    .join('agent_tools', 'agent_tools.tool_id', 'tools.id')
+    .whereIn('agent_tools.agent_id', agentIds)
+    .orderBy([{ column: 'tools.name' }, { column: 'tools.id' }])
+    .select('tools.*', 'agent_tools.agent_id as attached_agent_id')) as Array<Attached<Tool>>;
+  return groupByAgent(rows);
+}
+
+function groupByAgent<M>(rows: Array<Attached<M>>): Map<string, M[]> {
+  const grouped = new Map<string, M[]>();
+  for (const row of rows) grouped.set(row.attachedAgentId, [...(grouped.get(row.attachedAgentId) ?? []), row]);
+  return grouped;
+}
+
+/** Agent secrets are sealed at rest; they are opened only when a caller asks for them. */
+export function openSecrets(agent: Agent, secrets: SecretBox): AgentSecret[] {
+  return agent.toolExecEnvironmentVariables.map((variable) => ({
+    key: variable.key,
+    value: secrets.decrypt(variable.value),
+    description: variable.description ?? null,
+  }));
+}
+
+export async function loadAgentViews(
+  db: Knex,
+  secrets: SecretBox,
+  organizationId: string,
+  agents: Agent[],
+  included: ReadonlySet<AgentInclude>,
+): Promise<AgentView[]> {
+  const ids = agents.map((agent) => agent.id);
+  const [blocks, tools] = await Promise.all([
+    included.has('agent.blocks') && ids.length > 0 ? blocksByAgent(db, organizationId, ids) : new Map<string, Block[]>(),
+    included.has('agent.tools') && ids.length > 0 ? toolsByAgent(db, organizationId, ids) : new Map<string, Tool[]>(),
+  ]);
+  return agents.map((agent) => ({
+    agent,
+    included,
+    blocks: blocks.get(agent.id) ?? [],
+    tools: tools.get(agent.id) ?? [],
+    secrets: included.has('agent.secrets') ? openSecrets(agent, secrets) : [],
+  }));
+}
+
+export async function loadAgentView(
+  db: Knex,
+  secrets: SecretBox,
+  organizationId: string,
+  agentId: string,
+  included: ReadonlySet<AgentInclude>,
+): Promise<AgentView> {
+  const agent = await findAgent(db, organizationId, agentId);
+  const [view] = await loadAgentViews(db, secrets, organizationId, [agent], included);
+  return view!;
+}

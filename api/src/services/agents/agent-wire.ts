@@ -1,0 +1,168 @@
+import type { StoredMessage } from '@engram/core';
+import type { Block, Tool } from '@engram/db';
+import type { AgentSecret, AgentView } from './agent-views.js';
+import type { ContextWindowOverview } from './context-window-service.js';
+
+const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
+
+/** The wire `Block` of the public API. */
+export function blockToWire(block: Block) {
+  return {
+    id: block.id,
+    label: block.label,
+    value: block.value,
+    limit: block.limit,
+    description: block.description,
+    metadata: block.metadata,
+    read_only: block.readOnly,
+    hidden: block.hidden,
+    tags: block.tags,
+    project_id: block.projectId,
+    is_template: block.isTemplate,
+    template_name: block.templateName,
+    template_id: block.templateId,
+    base_template_id: block.baseTemplateId,
+    deployment_id: block.deploymentId,
+    entity_id: block.entityId,
+    preserve_on_migration: block.preserveOnMigration,
+    created_by_id: block.createdById,
+    last_updated_by_id: block.lastUpdatedById,
+  };
+}
+
+/** The wire `Tool` of the public API (note `metadata_`, with the underscore). */
+export function toolToWire(tool: Tool) {
+  return {
+    id: tool.id,
+    tool_type: tool.toolType,
+    name: tool.name,
+    description: tool.description,
+    source_type: tool.sourceType,
+    source_code: tool.sourceCode,
+    json_schema: tool.jsonSchema,
+    args_json_schema: tool.argsJsonSchema,
+    tags: tool.tags,
+    return_char_limit: tool.returnCharLimit,
+    pip_requirements: tool.pipRequirements,
+    npm_requirements: tool.npmRequirements,
+    default_requires_approval: tool.defaultRequiresApproval,
+    enable_parallel_execution: tool.enableParallelExecution,
+    metadata_: tool.metadata,
+    project_id: tool.projectId,
+    created_by_id: tool.createdById,
+    last_updated_by_id: tool.lastUpdatedById,
+  };
+}
+
+/** The deprecated `memory` field and `GET /core-memory`: the blocks, and no files (folders are not attached yet). */
+export function memoryToWire(agentType: string, blocks: Block[]) {
+  return { agent_type: agentType, blocks: blocks.map(blockToWire), file_blocks: [], git_enabled: false, prompt_template: '' };
+}
+
+/** File-view defaults scale with the context window, as the reference server fills them in when unset. */
+function fileDefaults(contextWindow: number): { maxFilesOpen: number; perFileViewWindowCharLimit: number } {
+  if (contextWindow <= 8_000) return { maxFilesOpen: 3, perFileViewWindowCharLimit: 5_000 };
+  if (contextWindow <= 32_000) return { maxFilesOpen: 5, perFileViewWindowCharLimit: 15_000 };
+  if (contextWindow <= 128_000) return { maxFilesOpen: 10, perFileViewWindowCharLimit: 25_000 };
+  if (contextWindow <= 200_000) return { maxFilesOpen: 10, perFileViewWindowCharLimit: 40_000 };
+  return { maxFilesOpen: 15, perFileViewWindowCharLimit: 40_000 };
+}
+
+function secretToWire(agentId: string, secret: AgentSecret) {
+  return { agent_id: agentId, key: secret.key, value: secret.value, description: secret.description };
+}
+
+/** The wire `AgentState`: relationship fields not asked for with `include` are empty, as for 1.0 clients. */
+export function agentToWire(view: AgentView) {
+  const { agent, included } = view;
+  const defaults = fileDefaults(agent.llmConfig.context_window);
+  const secrets = view.secrets.map((secret) => secretToWire(agent.id, secret));
+  return {
+    id: agent.id,
+    name: agent.name,
+    system: agent.system,
+    agent_type: agent.agentType,
+    description: agent.description,
+    metadata: agent.metadata,
+    llm_config: agent.llmConfig,
+    embedding_config: agent.embeddingConfig,
+    model: agent.llmConfig.handle ?? null,
+    embedding: agent.embeddingConfig?.handle ?? null,
+    response_format: agent.responseFormat,
+    memory: memoryToWire(agent.agentType, view.blocks),
+    blocks: view.blocks.map(blockToWire),
+    tools: view.tools.map(toolToWire),
+    sources: [],
+    tags: included.has('agent.tags') ? agent.tags : [],
+    identities: [],
+    identity_ids: [],
+    managed_group: null,
+    multi_agent_group: null,
+    tool_rules: agent.toolRules,
+    message_ids: agent.messageIds,
+    message_buffer_autoclear: agent.messageBufferAutoclear,
+    enable_sleeptime: false,
+    hidden: agent.hidden,
+    project_id: agent.projectId,
+    template_id: null,
+    base_template_id: null,
+    deployment_id: null,
+    entity_id: null,
+    last_run_completion: iso(agent.lastRunCompletion),
+    last_run_duration_ms: agent.lastRunDurationMs === null ? null : Number(agent.lastRunDurationMs),
+    last_stop_reason: agent.lastStopReason,
+    timezone: agent.timezone,
+    max_files_open: agent.maxFilesOpen ?? defaults.maxFilesOpen,
+    per_file_view_window_char_limit: agent.perFileViewWindowCharLimit ?? defaults.perFileViewWindowCharLimit,
+    secrets,
+    tool_exec_environment_variables: secrets,
+    created_at: iso(agent.createdAt),
+    updated_at: iso(agent.updatedAt),
+    created_by_id: agent.createdById,
+    last_updated_by_id: agent.lastUpdatedById,
+  };
+}
+
+/** A stored message in the internal `Message` shape the context view lists. */
+function contextMessageToWire(message: StoredMessage) {
+  return {
+    id: message.id,
+    agent_id: message.agentId,
+    role: message.role,
+    content: message.content,
+    name: message.name,
+    otid: message.otid,
+    sender_id: message.senderId,
+    model: message.model,
+    tool_calls: message.toolCalls,
+    tool_call_id: message.toolCallId,
+    tool_returns: message.toolReturns,
+    approvals: message.approvals,
+    step_id: message.stepId,
+    run_id: message.runId,
+    is_err: message.isErr,
+    created_at: message.createdAt.toISOString(),
+  };
+}
+
+export function contextWindowToWire(overview: ContextWindowOverview) {
+  return {
+    context_window_size_max: overview.contextWindowSizeMax,
+    context_window_size_current: overview.contextWindowSizeCurrent,
+    num_messages: overview.numMessages,
+    num_archival_memory: overview.numArchivalMemory,
+    num_recall_memory: overview.numRecallMemory,
+    num_tokens_external_memory_summary: overview.numTokensExternalMemorySummary,
+    external_memory_summary: overview.externalMemorySummary,
+    num_tokens_system: overview.numTokensSystem,
+    system_prompt: overview.systemPrompt,
+    num_tokens_core_memory: overview.numTokensCoreMemory,
+    core_memory: overview.coreMemory,
+    num_tokens_summary_memory: overview.numTokensSummaryMemory,
+    summary_memory: overview.summaryMemory,
+    num_tokens_functions_definitions: overview.numTokensFunctionsDefinitions,
+    functions_definitions: overview.functionsDefinitions,
+    num_tokens_messages: overview.numTokensMessages,
+    messages: overview.messages.map(contextMessageToWire),
+  };
+}

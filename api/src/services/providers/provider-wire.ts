@@ -1,0 +1,24 @@
+import { maskSecret } from '@engram/db';
+import type { ProviderView } from './provider-service.js';
+
+const masked = (secret: string | null) => (secret === null ? null : maskSecret(secret));
+
+/** The wire `Provider`. Keys are only ever shown masked; the sealed forms never leave the database. */
+export function providerToWire({ provider, apiKey, accessKey }: ProviderView) {
+  return {
+    id: provider.id,
+    name: provider.name,
+    provider_type: provider.providerType,
+    provider_category: provider.providerCategory,
+    api_key: masked(apiKey),
+    access_key: masked(accessKey),
+    base_url: provider.baseUrl,
+    region: provider.region,
+    api_version: provider.apiVersion,
+    organization_id: provider.organizationId,
+    updated_at: provider.updatedAt.toISOString(),
+    last_synced: null,
+    api_key_enc: null,
+    access_key_enc: null,
+  };
+}

@@ -1,0 +1,79 @@
+import type { Run, Step } from '@engram/db';
+
+const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
+const num = (value: string | number | null | undefined) => (value === null || value === undefined ? null : Number(value));
+
+/** The wire `Run` of the public API. */
+export function runToWire(run: Run) {
+  return {
+    id: run.id,
+    agent_id: run.agentId,
+    status: run.status,
+    stop_reason: run.stopReason,
+    background: run.background,
+    created_at: run.createdAt.toISOString(),
+    completed_at: iso(run.completedAt),
+    metadata: run.metadata,
+    request_config: run.requestConfig,
+    callback_url: run.callbackUrl,
+    callback_sent_at: iso(run.callbackSentAt),
+    callback_status_code: run.callbackStatusCode,
+    callback_error: run.callbackError,
+    ttft_ns: num(run.ttftNs),
+    total_duration_ns: num(run.totalDurationNs),
+    base_template_id: null,
+    conversation_id: null,
+  };
+}
+
+/** A run seen through the older `/v1/jobs` routes. */
+export function runToJob(run: Run) {
+  return {
+    ...runToWire(run),
+    job_type: run.jobType,
+    user_id: run.userId,
+    updated_at: run.updatedAt.toISOString(),
+  };
+}
+
+export function usageToWire(run: Run) {
+  return {
+    message_type: 'usage_statistics' as const,
+    completion_tokens: run.usage.completion_tokens ?? 0,
+    prompt_tokens: run.usage.prompt_tokens ?? 0,
+    total_tokens: run.usage.total_tokens ?? 0,
+    step_count: run.usage.step_count ?? 0,
+    run_ids: [run.id],
+  };
+}
+
+export function stepToWire(step: Step) {
+  return {
+    id: step.id,
+    origin: step.origin,
+    organization_id: step.organizationId,
+    provider_id: step.providerId,
+    run_id: step.runId,
+    agent_id: step.agentId,
+    provider_name: step.providerName,
+    provider_category: step.providerCategory,
+    model: step.model,
+    model_handle: step.modelHandle,
+    model_endpoint: step.modelEndpoint,
+    context_window_limit: step.contextWindowLimit,
+    completion_tokens: step.completionTokens,
+    prompt_tokens: step.promptTokens,
+    total_tokens: step.totalTokens,
+    stop_reason: step.stopReason,
+    tags: step.tags,
+    tid: step.tid,
+    trace_id: step.traceId,
+    feedback: step.feedback,
+    project_id: step.projectId,
+    error_type: step.errorType,
+    error_data: step.errorData,
+    status: step.status,
+    messages: [],
+    created_at: step.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,93 @@
+import type { AgentSnapshot, ClientTool, ToolRuleState } from '../agent-state.js';
+import type { ModelRequest, PromptMessage, ToolDefinition } from '../model.js';
+import type { RunInputMessage } from '../run-request.js';
+import type { StoredMessage } from '../stored-message.js';
+import { toPromptMessages } from '../messages/to-prompt.js';
+import { planStepTools } from '../tool-rules/solver.js';
+
+export type StepRequestInput = {
+  snapshot: AgentSnapshot;
+  /** The agent's in-context messages, system message first. */
+  inContext: StoredMessage[];
+  /** This run's inputs that are not stored yet (they are stored with the first step that succeeds). */
+  pendingInputs: RunInputMessage[];
+  ruleState: ToolRuleState;
+  clientTools: ClientTool[];
+  stream: boolean;
+};
+
+const HEARTBEAT_PARAMETER = {
+  type: 'boolean',
+  description: 'Request an immediate follow-up step after this tool returns, to keep working before replying.',
+};
+
+/** Agents of the heartbeat generation continue only when a tool call asks for it. */
+export function usesHeartbeats(agentType: AgentSnapshot['agentType']): boolean {
+  return agentType === 'memgpt_v2_agent' || agentType === 'memgpt_agent';
+}
+
+function inputAsPrompt(input: RunInputMessage): PromptMessage {
+  const text =
+    typeof input.content === 'string'
+      ? input.content
+      : input.content
+          .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
+          .join('');
+  if (input.role === 'system') return { role: 'system', content: text };
+  if (input.role === 'assistant') return { role: 'assistant', content: text };
+  return { role: 'user', content: text };
+}
+
+/** The provider-neutral request for one step: what the model sees and which tools it may call. */
+export function buildStepRequest(input: StepRequestInput): { request: ModelRequest; allowedToolNames: string[] } {
+  const { snapshot } = input;
+  const clientToolNames = new Set(input.clientTools.map((tool) => tool.name));
+  const serverTools = snapshot.tools.filter((tool) => !clientToolNames.has(tool.name));
+  const availableToolNames = [...serverTools.map((tool) => tool.name), ...clientToolNames];
+  const plan = planStepTools({ rules: snapshot.toolRules, availableToolNames, state: input.ruleState });
+  const allowed = new Set(plan.allowedToolNames);
+  const terminal = new Set(snapshot.toolRules.filter((rule) => rule.type === 'exit_loop').map((rule) => rule.tool_name));
+
+  const definitions: ToolDefinition[] = [
+    ...serverTools.map((tool) => ({
+      name: tool.name,
+      description: tool.jsonSchema.description ?? tool.description ?? '',
+      parameters: tool.jsonSchema.parameters,
+    })),
+    ...input.clientTools.map((tool) => ({
+      name: tool.name,
+      description: tool.description ?? '',
+      parameters: (tool.parameters as ToolDefinition['parameters'] | null | undefined) ?? { type: 'object' as const, properties: {} },
+    })),
+  ]
+    .filter((tool) => allowed.has(tool.name))
+    .map((tool) =>
+      usesHeartbeats(snapshot.agentType) && !terminal.has(tool.name)
+        ? {
+            ...tool,
+            parameters: {
+              ...tool.parameters,
+              properties: { ...tool.parameters.properties, request_heartbeat: HEARTBEAT_PARAMETER },
+              required: [...(tool.parameters.required ?? []), 'request_heartbeat'],
+            },
+          }
+        : tool,
+    );
+
+  const onlyApprovalRules = snapshot.toolRules.every((rule) => rule.type === 'requires_approval');
+  const messages = [
+    ...toPromptMessages(input.inContext),
+    ...input.pendingInputs.map(inputAsPrompt),
+  ];
+  return {
+    allowedToolNames: definitions.map((tool) => tool.name),
+    request: {
+      settings: snapshot.llmConfig,
+      messages,
+      tools: definitions,
+      toolChoice: definitions.length === 0 ? 'auto' : plan.toolChoice,
+      parallelToolCalls: Boolean(snapshot.llmConfig.parallel_tool_calls) && onlyApprovalRules && definitions.length > 0,
+      stream: input.stream,
+    },
+  };
+}

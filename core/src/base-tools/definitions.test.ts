@@ -1,0 +1,84 @@
+import { describe, it, expect } from 'vitest';
+import { BASE_TOOLS, BASE_TOOL_NAMES, defaultToolNamesFor, defaultToolRulesFor } from './definitions.js';
+
+function tool(name: string) {
+  const found = BASE_TOOLS.find((candidate) => candidate.name === name);
+  if (!found) throw new Error(`no base tool ${name}`);
+  return found;
+}
+
+describe('BASE_TOOLS', () => {
+  it('defines every base tool once, with a schema named after it', () => {
+    expect(BASE_TOOLS.map((definition) => definition.name)).toEqual([...BASE_TOOL_NAMES]);
+    for (const definition of BASE_TOOLS) {
+      expect(definition.jsonSchema.name).toBe(definition.name);
+      expect(definition.jsonSchema.description).toBe(definition.description);
+      expect(definition.description.length).toBeGreaterThan(40);
+      for (const required of definition.jsonSchema.parameters.required ?? []) {
+        expect(definition.jsonSchema.parameters.properties).toHaveProperty(required);
+      }
+    }
+  });
+
+  it('types core tools and memory tools apart', () => {
+    expect(tool('send_message').toolType).toBe('letta_core');
+    expect(tool('conversation_search').toolType).toBe('letta_core');
+    expect(tool('memory_insert').toolType).toBe('letta_memory_core');
+    expect(tool('core_memory_replace').toolType).toBe('letta_memory_core');
+  });
+
+  it('declares the documented arguments', () => {
+    expect(tool('send_message').jsonSchema.parameters.required).toEqual(['message']);
+    const search = tool('conversation_search').jsonSchema.parameters;
+    expect(Object.keys(search.properties)).toEqual(['query', 'roles', 'limit', 'start_date', 'end_date']);
+    expect(search.required).toEqual([]);
+    expect(search.properties.roles).toMatchObject({ type: 'array', items: { enum: ['assistant', 'user', 'tool'] } });
+    expect(search.properties.limit).toMatchObject({ type: 'integer', default: 5 });
+    const insert = tool('memory_insert').jsonSchema.parameters;
+    expect(insert.required).toEqual(['label', 'new_string']);
+    expect(insert.properties.insert_line).toMatchObject({ type: 'integer', default: -1 });
+    expect(tool('memory_replace').jsonSchema.parameters.required).toEqual(['label', 'old_string', 'new_string']);
+    expect(tool('memory_rethink').jsonSchema.parameters.required).toEqual(['label', 'new_memory']);
+    expect(tool('core_memory_append').jsonSchema.parameters.required).toEqual(['label', 'content']);
+    expect(tool('core_memory_replace').jsonSchema.parameters.required).toEqual(['label', 'old_content', 'new_content']);
+  });
+});
+
+describe('defaultToolNamesFor', () => {
+  it('follows the default tool table', () => {
+    expect(defaultToolNamesFor('letta_v1_agent')).toEqual(['conversation_search', 'memory_replace', 'memory_insert']);
+    expect(defaultToolNamesFor('memgpt_v2_agent')).toEqual(['send_message', 'conversation_search', 'memory_replace', 'memory_insert']);
+    expect(defaultToolNamesFor('memgpt_agent')).toEqual(['send_message', 'conversation_search', 'core_memory_append', 'core_memory_replace']);
+    expect(defaultToolNamesFor('react_agent')).toEqual([]);
+    expect(defaultToolNamesFor('workflow_agent')).toEqual([]);
+    expect(defaultToolNamesFor('sleeptime_agent')).toEqual(['memory_replace', 'memory_insert', 'memory_rethink']);
+  });
+
+  it('returns a fresh array each time', () => {
+    defaultToolNamesFor('letta_v1_agent').push('web_search');
+    expect(defaultToolNamesFor('letta_v1_agent')).not.toContain('web_search');
+  });
+});
+
+describe('defaultToolRulesFor', () => {
+  it('gives letta_v1 agents no rules', () => {
+    expect(defaultToolRulesFor('letta_v1_agent', defaultToolNamesFor('letta_v1_agent'))).toEqual([]);
+  });
+
+  it('ends the loop on send_message and continues it on the other base tools, ignoring custom tools', () => {
+    expect(defaultToolRulesFor('memgpt_v2_agent', [...defaultToolNamesFor('memgpt_v2_agent'), 'my_custom_tool'])).toEqual([
+      { type: 'exit_loop', tool_name: 'send_message' },
+      { type: 'continue_loop', tool_name: 'conversation_search' },
+      { type: 'continue_loop', tool_name: 'memory_replace' },
+      { type: 'continue_loop', tool_name: 'memory_insert' },
+    ]);
+  });
+
+  it('continues the loop after sleeptime memory tools', () => {
+    expect(defaultToolRulesFor('sleeptime_agent', defaultToolNamesFor('sleeptime_agent')).map((rule) => rule.type)).toEqual([
+      'continue_loop',
+      'continue_loop',
+      'continue_loop',
+    ]);
+  });
+});

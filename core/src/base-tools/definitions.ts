@@ -1,0 +1,173 @@
+import type { AgentType, ToolRule } from '../agent-state.js';
+import type { ToolDefinition } from '../model.js';
+
+/** The built-in tools the server executes itself (never in a sandbox). */
+export const BASE_TOOL_NAMES = [
+  'send_message',
+  'conversation_search',
+  'memory_insert',
+  'memory_replace',
+  'memory_rethink',
+  'core_memory_append',
+  'core_memory_replace',
+] as const;
+
+export type BaseToolName = (typeof BASE_TOOL_NAMES)[number];
+
+export type BaseTool = {
+  name: BaseToolName;
+  toolType: 'letta_core' | 'letta_memory_core';
+  description: string;
+  jsonSchema: ToolDefinition;
+};
+
+const LABEL_PARAMETER = {
+  type: 'string',
+  description: 'Label of the memory block to edit, exactly as it appears in your core memory (for example "human" or "persona").',
+};
+
+function baseTool(
+  name: BaseToolName,
+  toolType: BaseTool['toolType'],
+  description: string,
+  properties: Record<string, unknown>,
+  required: string[],
+): BaseTool {
+  return { name, toolType, description, jsonSchema: { name, description, parameters: { type: 'object', properties, required } } };
+}
+
+export const BASE_TOOLS: ReadonlyArray<BaseTool> = [
+  baseTool(
+    'send_message',
+    'letta_core',
+    'Send a message to the user. The user sees only what you pass to this tool; any other text you write is private. ' +
+      'Calling it ends your turn, so put everything you want to say into one message.',
+    { message: { type: 'string', description: 'The complete message to show the user. Markdown is allowed.' } },
+    ['message'],
+  ),
+  baseTool(
+    'conversation_search',
+    'letta_core',
+    'Search your past conversation history (recall memory), including messages that are no longer in your context window. ' +
+      'Use it when you need something said earlier: a detail the user mentioned, a previous answer, or when something happened. ' +
+      'Every filter is optional and the filters combine.',
+    {
+      query: {
+        type: 'string',
+        description: 'Words or a phrase to look for. Leave it out to match every message allowed by the other filters.',
+      },
+      roles: {
+        type: 'array',
+        items: { type: 'string', enum: ['assistant', 'user', 'tool'] },
+        description: 'Only return messages from these roles, for example ["user"] for what the user said.',
+      },
+      limit: { type: 'integer', default: 5, description: 'Maximum number of results to return. Defaults to 5.' },
+      start_date: {
+        type: 'string',
+        description: 'Only messages on or after this moment: an ISO 8601 date ("2025-03-01") or date-time, in your timezone. Inclusive.',
+      },
+      end_date: {
+        type: 'string',
+        description: 'Only messages on or before this moment: an ISO 8601 date ("2025-03-31") or date-time, in your timezone. Inclusive.',
+      },
+    },
+    [],
+  ),
+  baseTool(
+    'memory_insert',
+    'letta_memory_core',
+    'Insert new text into one of your memory blocks at a chosen line, leaving the rest of the block unchanged. ' +
+      'Use it to record new information worth remembering. The block must have room for the new text within its character limit.',
+    {
+      label: LABEL_PARAMETER,
+      new_string: {
+        type: 'string',
+        description: 'The text to insert. It may span several lines. Do not include line-number prefixes.',
+      },
+      insert_line: {
+        type: 'integer',
+        default: -1,
+        description: 'The line after which to insert the text: 0 inserts at the very top, -1 (the default) appends at the end.',
+      },
+    },
+    ['label', 'new_string'],
+  ),
+  baseTool(
+    'memory_replace',
+    'letta_memory_core',
+    'Replace one exact piece of text in a memory block with new text. old_string must match the block\'s current text character ' +
+      'for character, including whitespace and line breaks, and must occur exactly once: include enough surrounding text to make ' +
+      'it unique. To delete text, pass an empty new_string.',
+    {
+      label: LABEL_PARAMETER,
+      old_string: {
+        type: 'string',
+        description: 'The exact text to replace, copied from the block without line-number prefixes. It must occur exactly once.',
+      },
+      new_string: { type: 'string', description: 'The text to put in its place. May be empty to delete old_string.' },
+    },
+    ['label', 'old_string', 'new_string'],
+  ),
+  baseTool(
+    'memory_rethink',
+    'letta_memory_core',
+    'Rewrite a memory block completely, replacing its whole value. Use it to reorganize, condense or consolidate a block ' +
+      'that has become cluttered or contradictory. For small changes prefer memory_replace or memory_insert.',
+    {
+      label: LABEL_PARAMETER,
+      new_memory: {
+        type: 'string',
+        description: 'The complete new contents of the block. Anything you leave out is lost, so carry over what is still true.',
+      },
+    },
+    ['label', 'new_memory'],
+  ),
+  baseTool(
+    'core_memory_append',
+    'letta_memory_core',
+    'Add text to the end of a memory block, on a new line. Use it to record new information worth remembering.',
+    { label: LABEL_PARAMETER, content: { type: 'string', description: 'The text to append. It may span several lines.' } },
+    ['label', 'content'],
+  ),
+  baseTool(
+    'core_memory_replace',
+    'letta_memory_core',
+    'Replace text in a memory block with new text. Every occurrence of old_content is replaced, so make it specific enough ' +
+      'to match only what you mean. It must match the block\'s current text exactly. To delete text, pass an empty new_content.',
+    {
+      label: LABEL_PARAMETER,
+      old_content: { type: 'string', description: 'The exact text to replace, as it appears in the block.' },
+      new_content: { type: 'string', description: 'The text to put in its place. May be empty to delete old_content.' },
+    },
+    ['label', 'old_content', 'new_content'],
+  ),
+];
+
+const DEFAULT_TOOL_NAMES: Record<AgentType, readonly BaseToolName[]> = {
+  letta_v1_agent: ['conversation_search', 'memory_replace', 'memory_insert'],
+  memgpt_v2_agent: ['send_message', 'conversation_search', 'memory_replace', 'memory_insert'],
+  memgpt_agent: ['send_message', 'conversation_search', 'core_memory_append', 'core_memory_replace'],
+  react_agent: [],
+  workflow_agent: [],
+  sleeptime_agent: ['memory_replace', 'memory_insert', 'memory_rethink'],
+};
+
+/** The base tools attached to a new agent of this type. */
+export function defaultToolNamesFor(agentType: AgentType): string[] {
+  return [...DEFAULT_TOOL_NAMES[agentType]];
+}
+
+export function isBaseToolName(name: string): name is BaseToolName {
+  return (BASE_TOOL_NAMES as readonly string[]).includes(name);
+}
+
+/**
+ * The rules a new agent gets for its base tools. letta_v1 agents answer in plain text and stop on their own,
+ * so they get none; the heartbeat-driven types need send_message to end the turn and the others to keep it going.
+ */
+export function defaultToolRulesFor(agentType: AgentType, toolNames: string[]): ToolRule[] {
+  if (agentType === 'letta_v1_agent') return [];
+  return toolNames.filter(isBaseToolName).map((toolName): ToolRule =>
+    toolName === 'send_message' ? { type: 'exit_loop', tool_name: toolName } : { type: 'continue_loop', tool_name: toolName },
+  );
+}

@@ -1,0 +1,24 @@
+import type { StoredContentPart, StoredMessage, StoredToolReturn } from '../stored-message.js';
+
+/** The text parts of a stored message, joined; reasoning and images are not text. */
+export function plainText(parts: StoredContentPart[]): string {
+  return parts
+    .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+    .join('\n');
+}
+
+/**
+ * The returns a `tool` message carries. A row written with only `toolCallId` and text content still
+ * counts as one return, so older or hand-inserted rows stay visible instead of vanishing from history.
+ */
+export function storedToolReturns(message: StoredMessage): StoredToolReturn[] {
+  if (message.toolReturns && message.toolReturns.length > 0) return message.toolReturns;
+  if (message.toolCallId === null) return [];
+  return [
+    {
+      tool_call_id: message.toolCallId,
+      status: message.isErr ? 'error' : 'success',
+      func_response: plainText(message.content),
+    },
+  ];
+}

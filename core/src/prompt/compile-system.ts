@@ -1,0 +1,131 @@
+import type { AgentType, MemoryBlock, ToolRule } from '../agent-state.js';
+import { renderToolRule } from '../tool-rules/solver.js';
+import { DEFAULT_SYSTEM_PROMPTS } from './default-prompts.js';
+
+export { DEFAULT_SYSTEM_PROMPTS };
+
+export const CORE_MEMORY_PLACEHOLDER = '{CORE_MEMORY}';
+
+export const DEFAULT_BLOCK_LIMIT = 20000;
+
+export const DEFAULT_BLOCK_DESCRIPTIONS: Record<string, string> = {
+  persona:
+    'Your persona: who you are, how you speak and behave, and what you care about. ' +
+    'Keep it consistent, and refine it as your identity and relationship with the user develop.',
+  human:
+    'What you know about the person you are talking with: their name, preferences, background, goals and ' +
+    'anything else worth remembering across conversations.',
+};
+
+export type CompileSystemPromptInput = {
+  system: string;
+  agentType: AgentType;
+  blocks: MemoryBlock[];
+  toolRules: ToolRule[];
+  toolNames: string[];
+  agentId: string;
+  timezone: string;
+  recallMessageCount: number;
+  now: Date;
+};
+
+function renderBlock(block: MemoryBlock): string {
+  const metadata = [
+    ...(block.readOnly ? ['- read_only=true'] : []),
+    `- chars_current=${block.value.length}`,
+    `- chars_limit=${block.limit}`,
+  ];
+  return [
+    `<${block.label}>`,
+    ...(block.description ? ['<description>', block.description, '</description>'] : []),
+    '<metadata>',
+    ...metadata,
+    '</metadata>',
+    '<value>',
+    block.value,
+    '</value>',
+    `</${block.label}>`,
+  ].join('\n');
+}
+
+function renderMemoryBlocks(blocks: MemoryBlock[]): string {
+  return [
+    '<memory_blocks>',
+    'The following memory blocks are currently engaged in your core memory unit:',
+    '',
+    ...blocks.map((block) => `${renderBlock(block)}\n`),
+    '</memory_blocks>',
+  ].join('\n');
+}
+
+/** Rules about tools the agent does not have would only confuse the model, so they are left out. */
+function renderToolUsageRules(rules: ToolRule[], toolNames: string[]): string | null {
+  const lines = rules.filter((rule) => toolNames.includes(rule.tool_name)).map((rule) => `- ${renderToolRule(rule)}`);
+  if (lines.length === 0) return null;
+  return ['<tool_usage_rules>', 'Follow these rules whenever you use tools:', ...lines, '</tool_usage_rules>'].join('\n');
+}
+
+function timeFormatter(timezone: string): { formatter: Intl.DateTimeFormat; zone: string } {
+  const options: Intl.DateTimeFormatOptions = {
+    weekday: 'long',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  };
+  try {
+    return { formatter: new Intl.DateTimeFormat('en-US', { ...options, timeZone: timezone }), zone: timezone };
+  } catch {
+    // A stored timezone the runtime does not know must not stop the agent from answering.
+    return { formatter: new Intl.DateTimeFormat('en-US', { ...options, timeZone: 'UTC' }), zone: 'UTC' };
+  }
+}
+
+/** ICU versions spell offsets differently ("GMT", "GMT+00:00"), so the offset is derived from the wall time instead. */
+function utcOffset(wallTimeAsUtcMs: number, now: Date): string {
+  const minutes = Math.round((wallTimeAsUtcMs - Math.floor(now.getTime() / 1000) * 1000) / 60_000);
+  const sign = minutes < 0 ? '-' : '+';
+  const hours = String(Math.floor(Math.abs(minutes) / 60)).padStart(2, '0');
+  return `UTC${sign}${hours}:${String(Math.abs(minutes) % 60).padStart(2, '0')}`;
+}
+
+/** `2025-01-02 10:04:05 Thursday (UTC-05:00, America/New_York)`: unambiguous for the model, in the agent's own timezone. */
+export function formatSystemTime(now: Date, timezone: string): string {
+  const { formatter, zone } = timeFormatter(timezone);
+  const parts = Object.fromEntries(formatter.formatToParts(now).map((part) => [part.type, part.value]));
+  const [year, month, day, hour, minute, second] = [parts.year, parts.month, parts.day, parts.hour, parts.minute, parts.second].map(Number);
+  const wallTimeAsUtcMs = Date.UTC(year!, month! - 1, day!, hour!, minute!, second!);
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${parts.weekday} (${utcOffset(wallTimeAsUtcMs, now)}, ${zone})`;
+}
+
+function renderMemoryMetadata(input: CompileSystemPromptInput): string {
+  const count = input.recallMessageCount;
+  const searchHint = input.toolNames.includes('conversation_search') ? '; search them with conversation_search' : '';
+  return [
+    '<memory_metadata>',
+    `- Agent ID: ${input.agentId}`,
+    `- Current system time: ${formatSystemTime(input.now, input.timezone)}`,
+    `- Recall memory holds ${count} previous message${count === 1 ? '' : 's'} of your conversations${searchHint}.`,
+    '</memory_metadata>',
+  ].join('\n');
+}
+
+function hasMemoryBlockSection(agentType: AgentType): boolean {
+  return agentType !== 'react_agent' && agentType !== 'workflow_agent';
+}
+
+/** The agent's system message: its template with the memory blocks, tool rules and memory metadata filled in. */
+export function compileSystemPrompt(input: CompileSystemPromptInput): string {
+  const memory = [
+    hasMemoryBlockSection(input.agentType) ? renderMemoryBlocks(input.blocks) : null,
+    renderToolUsageRules(input.toolRules, input.toolNames),
+    renderMemoryMetadata(input),
+  ]
+    .filter((section): section is string => section !== null)
+    .join('\n\n');
+  if (input.system.includes(CORE_MEMORY_PLACEHOLDER)) return input.system.split(CORE_MEMORY_PLACEHOLDER).join(memory);
+  return `${input.system}\n\n${memory}`;
+}

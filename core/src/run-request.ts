@@ -1,0 +1,39 @@
+import type { ClientTool } from './agent-state.js';
+
+/** One input of a send request, as stored on the run and consumed by the workflow's activities. */
+export type RunInputMessage = {
+  type: 'message';
+  role: 'user' | 'system' | 'assistant';
+  content: string | Array<Record<string, unknown>>;
+  name?: string | null;
+  otid?: string | null;
+  sender_id?: string | null;
+};
+
+export type ApprovalDecision =
+  | { type: 'approval'; tool_call_id: string; approve: boolean; reason?: string | null }
+  | {
+      type: 'tool';
+      tool_call_id: string;
+      tool_return: string;
+      status: 'success' | 'error';
+      stdout?: string[] | null;
+      stderr?: string[] | null;
+    };
+
+export type RunInputApproval = { type: 'approval'; approvals: ApprovalDecision[] };
+
+export type RunInput = RunInputMessage | RunInputApproval;
+
+export type RunRequest = {
+  messages: RunInput[];
+  maxSteps: number;
+  streamTokens: boolean;
+  clientTools: ClientTool[];
+  useAssistantMessage: boolean;
+  assistantMessageToolName: string;
+  assistantMessageToolKwarg: string;
+  includeReturnMessageTypes: string[] | null;
+};
+
+export const DEFAULT_MAX_STEPS = 50;

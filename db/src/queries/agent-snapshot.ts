@@ -1,0 +1,60 @@
+import type { AgentSnapshot, AgentType, ToolRule } from '@engram/core';
+import type { Knex } from 'knex';
+import { Agent } from '../models/agent.js';
+import { Block } from '../models/block.js';
+import { Tool } from '../models/tool.js';
+import { Message } from '../models/message.js';
+
+/** Everything the agent loop and the context view need of an agent, in one consistent read. */
+export async function loadAgentSnapshot(
+  db: Knex,
+  organizationId: string,
+  agentId: string,
+): Promise<AgentSnapshot | undefined> {
+  const agent = await Agent.query(db).forOrg(organizationId).findById(agentId);
+  if (!agent) return undefined;
+  const [blocks, tools, recall] = await Promise.all([
+    Block.query(db)
+      .forOrg(organizationId)
+      .join('agent_blocks', 'agent_blocks.block_id', 'blocks.id')
+      .where('agent_blocks.agent_id', agentId)
+      .orderBy([{ column: 'agent_blocks.position' }, { column: 'blocks.created_at' }])
+      .select('blocks.*'),
+    Tool.query(db)
+      .forOrg(organizationId)
+      .join('agent_tools', 'agent_tools.tool_id', 'tools.id')
+      .where('agent_tools.agent_id', agentId)
+      .orderBy('tools.name')
+      .select('tools.*'),
+    Message.query(db).forOrg(organizationId).where({ agentId }).resultSize(),
+  ]);
+  return {
+    id: agent.id,
+    organizationId,
+    name: agent.name,
+    agentType: agent.agentType as AgentType,
+    system: agent.system,
+    llmConfig: agent.llmConfig,
+    blocks: blocks.map((block) => ({
+      id: block.id,
+      label: block.label,
+      value: block.value,
+      limit: block.limit,
+      description: block.description,
+      readOnly: block.readOnly,
+    })),
+    tools: tools.map((tool) => ({
+      id: tool.id,
+      name: tool.name,
+      toolType: tool.toolType,
+      description: tool.description,
+      jsonSchema: tool.jsonSchema as AgentSnapshot['tools'][number]['jsonSchema'],
+      returnCharLimit: tool.returnCharLimit,
+      defaultRequiresApproval: tool.defaultRequiresApproval ?? false,
+    })),
+    toolRules: agent.toolRules as ToolRule[],
+    messageBufferAutoclear: agent.messageBufferAutoclear,
+    timezone: agent.timezone,
+    recallMessageCount: recall,
+  };
+}

@@ -1,0 +1,52 @@
+import { compileSystemPrompt, type AgentType, type ToolRule } from '@engram/core';
+import type { Knex } from 'knex';
+import { Agent } from '../models/agent.js';
+import { Block } from '../models/block.js';
+import { Message } from '../models/message.js';
+import { Tool } from '../models/tool.js';
+
+/**
+ * Rebuilds an agent's stored system message (message 0 of its context) from its current memory,
+ * tools and rules. Called after memory edits, by the API and by the agent loop alike.
+ */
+export async function recompileSystemMessage(db: Knex, organizationId: string, agentId: string, now: Date): Promise<string | undefined> {
+  const agent = await Agent.query(db).forOrg(organizationId).findById(agentId);
+  const systemMessageId = agent?.messageIds[0];
+  if (!agent || !systemMessageId) return undefined;
+  const [blocks, tools, recallMessageCount] = await Promise.all([
+    Block.query(db)
+      .forOrg(organizationId)
+      .join('agent_blocks', 'agent_blocks.block_id', 'blocks.id')
+      .where('agent_blocks.agent_id', agentId)
+      .orderBy([{ column: 'agent_blocks.position' }, { column: 'blocks.created_at' }])
+      .select('blocks.*'),
+    Tool.query(db)
+      .forOrg(organizationId)
+      .join('agent_tools', 'agent_tools.tool_id', 'tools.id')
+      .where('agent_tools.agent_id', agentId)
+      .select('tools.name'),
+    Message.query(db).forOrg(organizationId).where({ agentId }).resultSize(),
+  ]);
+  const compiled = compileSystemPrompt({
+    system: agent.system,
+    agentType: agent.agentType as AgentType,
+    blocks: blocks.map((block) => ({
+      id: block.id,
+      label: block.label,
+      value: block.value,
+      limit: block.limit,
+      description: block.description,
+      readOnly: block.readOnly,
+    })),
+    toolRules: agent.toolRules as ToolRule[],
+    toolNames: tools.map((tool) => tool.name),
+    agentId,
+    timezone: agent.timezone,
+    recallMessageCount,
+    now,
+  });
+  await Message.query(db).forOrg(organizationId).findById(systemMessageId).patch({
+    content: [{ type: 'text', text: compiled }],
+  });
+  return compiled;
+}

@@ -1,0 +1,64 @@
+import {
+  condition,
+  continueAsNew,
+  executeChild,
+  ParentClosePolicy,
+  proxyLocalActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { AgentRunActivities } from '@engram/activities/agent-run/index';
+import { AGENT_ID, ORGANIZATION_ID, RUN_TYPE } from '../search-attributes.js';
+import { enqueueRunSignal } from './messages.js';
+import { agentRunWorkflow } from './run-workflow.js';
+import type { QueueInput, QueuedRun } from './types.js';
+
+const { markRunAbandoned } = proxyLocalActivities<AgentRunActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 10 },
+});
+
+/** An idle queue completes; the next send starts a fresh one (signal-with-start), so idle agents cost nothing. */
+const IDLE_TIMEOUT = '10 minutes';
+/** Keeps the queue's history short however long the agent lives. */
+const RUNS_PER_HISTORY = 200;
+
+/**
+ * The per-agent queue: runs of one agent execute one at a time, in the order their sends arrived.
+ * Each run is a child workflow whose id is the run id.
+ */
+export async function agentQueueWorkflow(input: QueueInput): Promise<void> {
+  const queue: QueuedRun[] = [...(input.pending ?? [])];
+  setHandler(enqueueRunSignal, (run) => {
+    queue.push(run);
+  });
+
+  for (let processed = 0; ; processed++) {
+    if (processed >= RUNS_PER_HISTORY || workflowInfo().continueAsNewSuggested) {
+      return continueAsNew<typeof agentQueueWorkflow>({ ...input, pending: queue });
+    }
+    const hasWork = await condition(() => queue.length > 0, IDLE_TIMEOUT);
+    if (!hasWork) return;
+    const run = queue.shift() as QueuedRun;
+    try {
+      await executeChild(agentRunWorkflow, {
+        workflowId: run.runId,
+        args: [{ runId: run.runId, agentId: input.agentId, organizationId: input.organizationId, maxSteps: run.maxSteps }],
+        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+        typedSearchAttributes: [
+          { key: ORGANIZATION_ID, value: input.organizationId },
+          { key: AGENT_ID, value: input.agentId },
+          { key: RUN_TYPE, value: run.runType },
+        ],
+        memo: { organizationId: input.organizationId, agentId: input.agentId, runType: run.runType },
+      });
+    } catch (error) {
+      // The run workflow did not finish its own record: an operator terminated it, or it timed out.
+      await markRunAbandoned({
+        runId: run.runId,
+        organizationId: input.organizationId,
+        reason: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+  uuid4,
+} from '@temporalio/workflow';
+import type { StopReason, TokenUsage } from '@engram/core';
+import type { AgentRunActivities } from '@engram/activities/agent-run/index';
+import type { AgentRunInput, AgentRunResult, RunFailure } from './types.js';
+
+// Database bookkeeping is short and idempotent (keyed by run and step ids): local activities keep
+// per-step overhead low, and retries are safe.
+const bookkeeping = proxyLocalActivities<AgentRunActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '100 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 10 },
+});
+
+// A model call may take minutes; heartbeats deliver cancellation and reveal a dead worker quickly.
+// 429/5xx/timeouts retry with backoff; the activity marks 4xx and bad answers non-retryable.
+const models = proxyActivities<AgentRunActivities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
+
+// Callbacks go to the user's server: a few spaced tries, then the failure is recorded on the run.
+const callbacks = proxyActivities<AgentRunActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 3 },
+});
+
+const STOP_REASON_BY_MODEL_ERROR: Record<string, StopReason> = {
+  invalid_response: 'invalid_llm_response',
+};
+
+function failureOf(error: unknown): { stopReason: StopReason; failure: RunFailure } {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  if (cause instanceof ApplicationFailure) {
+    const type = cause.type ?? 'error';
+    const stopReason = STOP_REASON_BY_MODEL_ERROR[type] ?? (type.startsWith('internal') ? 'error' : 'llm_api_error');
+    return { stopReason, failure: { errorType: type, message: cause.message } };
+  }
+  return { stopReason: 'error', failure: { errorType: 'internal_error', message: 'The run failed unexpectedly.' } };
+}
+
+/** One run of the agent loop: model call, then apply (tools, memory, persistence), until a stop reason. */
+export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunResult> {
+  const begun = await bookkeeping.beginRun({ runId: input.runId, organizationId: input.organizationId });
+  const usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  let stepCount = 0;
+  let stopReason: StopReason = 'end_turn';
+  let failure: RunFailure | undefined;
+
+  if (!begun.proceed) {
+    stopReason = begun.stopReason;
+    failure = begun.failure;
+  } else {
+    let ruleState = begun.ruleState;
+    try {
+      await CancellationScope.cancellable(async () => {
+        for (let stepIndex = 0; ; stepIndex++) {
+          const stepId = `step-${uuid4()}`;
+          const call = { runId: input.runId, organizationId: input.organizationId, stepId, stepIndex, ruleState };
+          const turn = await models.callModel(call);
+          usage.prompt_tokens += turn.usage.prompt_tokens;
+          usage.completion_tokens += turn.usage.completion_tokens;
+          usage.total_tokens += turn.usage.total_tokens;
+          stepCount += 1;
+          const applied = await bookkeeping.applyModelTurn({ ...call, maxSteps: input.maxSteps, turn });
+          ruleState = applied.ruleState;
+          if (applied.stop) {
+            stopReason = applied.stopReason;
+            return;
+          }
+        }
+      });
+    } catch (error) {
+      if (isCancellation(error)) stopReason = 'cancelled';
+      else ({ stopReason, failure } = failureOf(error));
+    }
+  }
+
+  const finished = await CancellationScope.nonCancellable(() =>
+    bookkeeping.finishRun({
+      runId: input.runId,
+      organizationId: input.organizationId,
+      stopReason,
+      usage: { ...usage, step_count: stepCount },
+      failure: failure ?? null,
+    }),
+  );
+  if (finished.callbackUrl) {
+    await CancellationScope.nonCancellable(() =>
+      callbacks.sendRunCallback({ runId: input.runId, organizationId: input.organizationId }),
+    ).catch(() => undefined);
+  }
+  return { stopReason, usage: { ...usage, step_count: stepCount } };
+}

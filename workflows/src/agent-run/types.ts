@@ -1,0 +1,25 @@
+import type { StopReason, ToolRuleState, TokenUsage } from '@engram/core';
+
+export type AgentRunInput = {
+  runId: string;
+  agentId: string;
+  organizationId: string;
+  maxSteps: number;
+};
+
+export type RunFailure = { errorType: string; message: string };
+
+export type AgentRunResult = { stopReason: StopReason; usage: TokenUsage & { step_count: number } };
+
+export type BeginRunResult =
+  | { proceed: true; ruleState: ToolRuleState; usage: TokenUsage; stepCount: number; stopReason?: undefined }
+  /** The run ends before calling the model: cancelled while queued, or its input was answered already. */
+  | { proceed: false; stopReason: StopReason; failure?: RunFailure };
+
+export type ApplyTurnResult =
+  | { stop: false; ruleState: ToolRuleState }
+  | { stop: true; stopReason: StopReason; ruleState: ToolRuleState };
+
+export type QueueInput = { agentId: string; organizationId: string; pending?: QueuedRun[] };
+
+export type QueuedRun = { runId: string; maxSteps: number; runType: string };
