@@ -21,7 +21,12 @@ export type ApprovalDecision =
       stderr?: string[] | null;
     };
 
-export type RunInputApproval = { type: 'approval'; approvals: ApprovalDecision[] };
+export type RunInputApproval = {
+  type: 'approval';
+  approvals: ApprovalDecision[];
+  /** The legacy form (`approve` + `approval_request_id`) answers every pending call at once. */
+  answerAll?: { approve: boolean; reason: string | null } | null;
+};
 
 export type RunInput = RunInputMessage | RunInputApproval;
 

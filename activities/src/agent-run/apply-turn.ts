@@ -6,7 +6,6 @@ import {
   planStepTools,
   requiresApproval,
   toLettaMessages,
-  usesHeartbeats,
   type StopReason,
   type StoredMessage,
   type ToolRuleState,
@@ -205,6 +204,17 @@ export function createApplyModelTurn(deps: { db: Database }) {
           heartbeatRequested,
           toolFailed,
         });
+        if (decision.continue && decision.reminder) {
+          stored.push(
+            await Message.query(trx).insert({
+              ...base,
+              id: newMessageId(),
+              role: 'user',
+              content: [{ type: 'text', text: decision.reminder }],
+              createdAt: at(2 + turn.toolCalls.length),
+            } as unknown as Message),
+          );
+        }
         outcome = decision.continue ? { stop: false, ruleState } : { stop: true, stopReason: decision.stopReason, ruleState };
       } else if (turn.finishReason === 'length') {
         outcome = { stop: true, stopReason: 'max_tokens_exceeded', ruleState };
@@ -212,8 +222,6 @@ export function createApplyModelTurn(deps: { db: Database }) {
         const decision = decideAfterText({ rules: snapshot.toolRules, state: ruleState, agentType: snapshot.agentType });
         if (!decision.continue) {
           outcome = { stop: true, stopReason: decision.stopReason, ruleState };
-        } else if (input.stepIndex >= input.maxSteps - 1) {
-          outcome = { stop: true, stopReason: 'max_steps', ruleState };
         } else {
           stored.push(
             await Message.query(trx).insert({
@@ -227,7 +235,7 @@ export function createApplyModelTurn(deps: { db: Database }) {
           outcome = { stop: false, ruleState };
         }
       }
-      if (usesHeartbeats(snapshot.agentType) && outcome.stop === false && input.stepIndex >= input.maxSteps - 1) {
+      if (outcome.stop === false && input.stepIndex >= input.maxSteps - 1) {
         outcome = { stop: true, stopReason: 'max_steps', ruleState };
       }
 

@@ -44,7 +44,9 @@ async function applyApprovals(
   const produced: Message[] = [];
   let memoryChanged = false;
   for (const [index, call] of (request.toolCalls ?? []).entries()) {
-    const decision = decisions.get(call.id);
+    const decision: ApprovalDecision | undefined =
+      decisions.get(call.id) ??
+      (input.answerAll ? { type: 'approval', tool_call_id: call.id, approve: input.answerAll.approve, reason: input.answerAll.reason } : undefined);
     let status: 'success' | 'error' = 'error';
     let funcResponse = DENIED;
     if (decision?.type === 'tool') {

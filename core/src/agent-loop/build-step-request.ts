@@ -3,7 +3,7 @@ import type { ModelRequest, PromptMessage, ToolDefinition } from '../model.js';
 import type { RunInputMessage } from '../run-request.js';
 import type { StoredMessage } from '../stored-message.js';
 import { toPromptMessages } from '../messages/to-prompt.js';
-import { planStepTools } from '../tool-rules/solver.js';
+import { planStepTools, usesHeartbeatLoop } from '../tool-rules/solver.js';
 
 export type StepRequestInput = {
   snapshot: AgentSnapshot;
@@ -20,11 +20,6 @@ const HEARTBEAT_PARAMETER = {
   type: 'boolean',
   description: 'Request an immediate follow-up step after this tool returns, to keep working before replying.',
 };
-
-/** Agents of the heartbeat generation continue only when a tool call asks for it. */
-export function usesHeartbeats(agentType: AgentSnapshot['agentType']): boolean {
-  return agentType === 'memgpt_v2_agent' || agentType === 'memgpt_agent';
-}
 
 function inputAsPrompt(input: RunInputMessage): PromptMessage {
   const text =
@@ -62,7 +57,7 @@ export function buildStepRequest(input: StepRequestInput): { request: ModelReque
   ]
     .filter((tool) => allowed.has(tool.name))
     .map((tool) =>
-      usesHeartbeats(snapshot.agentType) && !terminal.has(tool.name)
+      usesHeartbeatLoop(snapshot.agentType) && !terminal.has(tool.name)
         ? {
             ...tool,
             parameters: {

@@ -165,11 +165,7 @@ function toRunInputs(body: SendBody): RunInput[] {
       };
     }
     if (approval.approve !== null && approval.approve !== undefined && approval.approval_request_id) {
-      // The legacy form answers every call of the request at once; the worker expands it per call.
-      return {
-        type: 'approval',
-        approvals: [{ type: 'approval', tool_call_id: `*${approval.approval_request_id}`, approve: approval.approve, reason: approval.reason ?? null }],
-      };
+      return { type: 'approval', approvals: [], answerAll: { approve: approval.approve, reason: approval.reason ?? null } };
     }
     throw new UnprocessableError(['body', 'messages', index], 'An approval needs `approvals`, or `approve` with `approval_request_id`');
   });
