@@ -2,3 +2,4 @@ export { startTestStack, type TestStack, type TestStackOptions } from './stack.j
 export { freePort } from './ports.js';
 export * from './model-server/index.js';
 export * from './sse.js';
+export * from './processes.js';

@@ -121,9 +121,9 @@ describe('client-side tools', () => {
     expect(model.requests[0]?.tools?.map((tool) => tool.function.name)).toContain('get_weather');
 
     model.enqueue({ type: 'text', text: 'It is 3°C in Oslo.' });
-    const resumed = await client.agents.messages.create(agent.id, {
+    const resumed = (await client.agents.messages.create(agent.id, {
       messages: [{ type: 'tool_return', tool_returns: [{ tool_call_id: 'call_weather', status: 'success', tool_return: '3°C, cloudy' }] }],
-    } as Parameters<typeof client.agents.messages.create>[1]);
+    })) as Letta.Agents.Messages.LettaResponse;
     expect(resumed.messages.map((message) => message.message_type)).toEqual(['tool_return_message', 'assistant_message']);
     expect(JSON.stringify(model.requests.at(-1)?.messages)).toContain('3°C, cloudy');
   });
