@@ -1,10 +1,13 @@
 import {
+  ChildWorkflowFailure,
   condition,
   continueAsNew,
   executeChild,
   ParentClosePolicy,
   proxyLocalActivities,
   setHandler,
+  TerminatedFailure,
+  TimeoutFailure,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AgentRunActivities } from '@engram/activities/agent-run/index';
@@ -22,6 +25,16 @@ const { markRunAbandoned } = proxyLocalActivities<AgentRunActivities>({
 const IDLE_TIMEOUT = '10 minutes';
 /** Keeps the queue's history short however long the agent lives. */
 const RUNS_PER_HISTORY = 200;
+
+/** Why a run workflow ended without closing its record, in an operator's words (e.g. "terminated"). */
+function describeEnd(error: unknown): string {
+  if (error instanceof ChildWorkflowFailure) {
+    if (error.cause instanceof TerminatedFailure) return 'it was terminated';
+    if (error.cause instanceof TimeoutFailure) return 'it timed out';
+    return error.cause?.message ?? error.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
 
 /**
  * The per-agent queue: runs of one agent execute one at a time, in the order their sends arrived.
@@ -57,7 +70,7 @@ export async function agentQueueWorkflow(input: QueueInput): Promise<void> {
       await markRunAbandoned({
         runId: run.runId,
         organizationId: input.organizationId,
-        reason: error instanceof Error ? error.message : String(error),
+        reason: describeEnd(error),
       });
     }
   }

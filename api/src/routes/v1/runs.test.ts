@@ -1,0 +1,185 @@
+import http from 'node:http';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import Letta from '@letta-ai/letta-client';
+import {
+  collectSse,
+  startScriptedModelServer,
+  startTestStack,
+  type ScriptedModelServer,
+  type TestStack,
+} from '@engram/testing';
+
+let stack: TestStack;
+let model: ScriptedModelServer;
+let client: Letta;
+
+beforeAll(async () => {
+  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
+  stack = await startTestStack({
+    baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
+    pingIntervalMs: 200,
+  });
+  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
+});
+
+afterEach(() => model.reset());
+
+afterAll(async () => {
+  await stack?.stop();
+  await model?.close();
+});
+
+const api = (path: string, init: RequestInit = {}) =>
+  fetch(`${stack.baseUrl}/v1${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+  });
+
+const newAgent = () => client.agents.create({ model: 'openai/gpt-4o-mini' } as Parameters<typeof client.agents.create>[0]);
+
+async function waitForStatus(runId: string, statuses: string[]) {
+  for (let tries = 0; tries < 200; tries++) {
+    const run = await client.runs.retrieve(runId);
+    if (statuses.includes(run.status ?? '')) return run;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`run ${runId} never reached ${statuses.join('/')}`);
+}
+
+describe('runs as operators see them in Temporal', () => {
+  it('follows a termination from the Temporal side: the run record fails with a clear error', async () => {
+    const agent = await newAgent();
+    model.enqueue({ type: 'hang' });
+    const run = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'hang' }] });
+    await waitForStatus(run.id, ['running']);
+    const handle = stack.temporal.workflow.getHandle(run.id);
+    const description = await handle.describe();
+    expect(description.searchAttributes).toMatchObject({
+      EngramOrganizationId: [stack.tenant.organizationId],
+      EngramAgentId: [agent.id],
+      EngramRunType: ['send_message_async'],
+    });
+    await handle.terminate('operator stopped it');
+    const ended = await waitForStatus(run.id, ['failed', 'cancelled']);
+    expect(ended).toMatchObject({ status: 'failed', stop_reason: 'error' });
+    expect(JSON.stringify(ended.metadata)).toContain('terminated');
+  });
+
+  it('ends a run cancelled from the Temporal side as cancelled', async () => {
+    const agent = await newAgent();
+    model.enqueue({ type: 'hang' });
+    const run = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'hang' }] });
+    await waitForStatus(run.id, ['running']);
+    await stack.temporal.workflow.getHandle(run.id).cancel();
+    expect(await waitForStatus(run.id, ['cancelled'])).toMatchObject({ stop_reason: 'cancelled' });
+  });
+});
+
+describe('listing runs', () => {
+  it('filters by agent, status and stop reason and pages by cursor', async () => {
+    const agent = await newAgent();
+    model.onRequest(() => ({ type: 'text', text: 'ok' }));
+    for (const word of ['one', 'two', 'three']) await client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: word }] });
+    const runs = await client.runs.list({ agent_ids: [agent.id] });
+    expect(runs.items).toHaveLength(3);
+    expect(runs.items.every((run) => run.status === 'completed' && run.stop_reason === 'end_turn')).toBe(true);
+    const firstPage = await api(`/runs/?agent_id=${agent.id}&limit=2`);
+    const page = (await firstPage.json()) as Array<{ id: string }>;
+    expect(page).toHaveLength(2);
+    const rest = (await (await api(`/runs/?agent_id=${agent.id}&limit=2&after=${page[1]?.id}`)).json()) as Array<{ id: string }>;
+    expect(rest.map((run) => run.id)).toEqual([runs.items[2]?.id]);
+    const failed = (await (await api(`/runs/?agent_id=${agent.id}&statuses=failed`)).json()) as unknown[];
+    expect(failed).toEqual([]);
+    const other = await stack.createTenant();
+    const foreign = await fetch(`${stack.baseUrl}/v1/runs/${page[0]?.id}`, { headers: { authorization: `Bearer ${other.apiKey.key}` } });
+    expect(foreign.status).toBe(404);
+  });
+
+  it('shows a run through the jobs routes, with steps and metrics', async () => {
+    const agent = await newAgent();
+    model.enqueue({ type: 'tool_calls', calls: [{ name: 'conversation_search', arguments: { query: 'x' } }] }, { type: 'text', text: 'done' });
+    const response = await api(`/agents/${agent.id}/messages`, { method: 'POST', body: JSON.stringify({ input: 'go' }) });
+    const runId = response.headers.get('x-run-id') as string;
+    const job = (await (await api(`/jobs/${runId}`)).json()) as Record<string, unknown>;
+    expect(job).toMatchObject({ id: runId, job_type: 'run', status: 'completed' });
+    const steps = await client.runs.steps.list(runId);
+    expect(steps.items).toHaveLength(2);
+    const metrics = (await (await api(`/runs/${runId}/metrics`)).json()) as Record<string, unknown>;
+    expect(metrics).toMatchObject({ id: runId, num_steps: 2, tools_used: ['conversation_search'] });
+  });
+});
+
+describe('stream keepalive', () => {
+  it('sends pings with the last seq id while the model is silent', async () => {
+    const agent = await newAgent();
+    model.enqueue({ type: 'text', text: 'slow answer', delayMs: 900 });
+    const response = await api(`/agents/${agent.id}/messages/stream`, {
+      method: 'POST',
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'take your time' }], include_pings: true }),
+    });
+    const frames = (await collectSse(response)).map((event) => event.data).filter((data) => data !== '[DONE]') as Array<Record<string, unknown>>;
+    const pings = frames.filter((frame) => frame.message_type === 'ping');
+    expect(pings.length).toBeGreaterThanOrEqual(3);
+    expect(pings[0]).toMatchObject({ run_id: expect.stringMatching(/^run-/), seq_id: 0, id: expect.stringMatching(/^ping-/) });
+    expect(frames.filter((frame) => frame.message_type !== 'ping').map((frame) => frame.message_type)).toEqual([
+      'assistant_message',
+      'stop_reason',
+      'usage_statistics',
+    ]);
+  });
+});
+
+describe('async callbacks', () => {
+  it('POSTs the run outcome to callback_url and records the answer on the run', async () => {
+    const received: Array<Record<string, unknown>> = [];
+    const receiver = http.createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        received.push(JSON.parse(body) as Record<string, unknown>);
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { port } = receiver.address() as { port: number };
+    try {
+      const agent = await newAgent();
+      model.enqueue({ type: 'text', text: 'done' });
+      const run = await client.agents.messages.createAsync(agent.id, {
+        messages: [{ role: 'user', content: 'call me back' }],
+        callback_url: `http://127.0.0.1:${port}/hook`,
+      });
+      for (let tries = 0; received.length === 0 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(received).toEqual([expect.objectContaining({ job_id: run.id, status: 'completed' })]);
+      const after = await client.runs.retrieve(run.id);
+      expect(after).toMatchObject({ callback_status_code: 204, callback_error: null });
+      expect(after.callback_sent_at).toBeTruthy();
+    } finally {
+      receiver.close();
+    }
+  });
+});
+
+describe('without a model provider', () => {
+  it('fails a send with one clear error naming what to configure', async () => {
+    const bare = await startTestStack();
+    try {
+      const agent = await fetch(`${bare.baseUrl}/v1/agents/`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bare.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ llm_config: { model: 'gpt-4o-mini', model_endpoint_type: 'openai', context_window: 8000 } }),
+      });
+      expect(agent.status).toBe(200);
+      const { id } = (await agent.json()) as { id: string };
+      const response = await fetch(`${bare.baseUrl}/v1/agents/${id}/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bare.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ input: 'hello' }),
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { detail: string }).detail).toMatch(/OPENAI_API_KEY/);
+    } finally {
+      await bare.stop();
+    }
+  });
+});
