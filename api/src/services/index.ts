@@ -4,6 +4,8 @@ import { createApiKeyService } from './tenancy/api-keys.js';
 import { createOrganizationService } from './tenancy/organizations.js';
 import { createAgentRunClient } from '@engram/temporal';
 import { createMessageService } from './messages/message-service.js';
+import { createMessageHistoryService } from './messages/message-history-service.js';
+import { createStepService } from './steps/step-service.js';
 import type { NotificationHub } from './runs/notification-hub.js';
 import { followRunLog, type FollowOptions } from './runs/run-log-reader.js';
 import { createRunService } from './runs/run-service.js';
@@ -33,6 +35,8 @@ export function createServices(deps: ServiceDeps) {
   const agentRuns = createAgentRunClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const runs = createRunService({ db: deps.db, agentRuns });
   const messages = createMessageService({ db: deps.db });
+  const messageHistory = createMessageHistoryService({ db: deps.db });
+  const steps = createStepService({ db: deps.db, messages });
   const runLog = { follow: (options: FollowOptions) => followRunLog({ db: deps.db, notifications: deps.notifications }, options) };
   const providers = createProviderService({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders });
   const models = createModelService({ providers });
@@ -47,6 +51,8 @@ export function createServices(deps: ServiceDeps) {
     runs,
     messages,
     runLog,
+    messageHistory,
+    steps,
     providers,
     models,
     agents,

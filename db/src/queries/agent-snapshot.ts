@@ -13,21 +13,22 @@ export async function loadAgentSnapshot(
 ): Promise<AgentSnapshot | undefined> {
   const agent = await Agent.query(db).forOrg(organizationId).findById(agentId);
   if (!agent) return undefined;
-  const [blocks, tools, recall] = await Promise.all([
-    Block.query(db)
+  // Sequential on purpose: callers pass a transaction, whose queries share one connection.
+  const [blocks, tools, recall] = [
+    await Block.query(db)
       .forOrg(organizationId)
       .join('agent_blocks', 'agent_blocks.block_id', 'blocks.id')
       .where('agent_blocks.agent_id', agentId)
       .orderBy([{ column: 'agent_blocks.position' }, { column: 'blocks.created_at' }])
       .select('blocks.*'),
-    Tool.query(db)
+    await Tool.query(db)
       .forOrg(organizationId)
       .join('agent_tools', 'agent_tools.tool_id', 'tools.id')
       .where('agent_tools.agent_id', agentId)
       .orderBy('tools.name')
       .select('tools.*'),
-    Message.query(db).forOrg(organizationId).where({ agentId }).resultSize(),
-  ]);
+    await Message.query(db).forOrg(organizationId).where({ agentId }).resultSize(),
+  ] as const;
   return {
     id: agent.id,
     organizationId,

@@ -13,20 +13,19 @@ export async function recompileSystemMessage(db: Knex, organizationId: string, a
   const agent = await Agent.query(db).forOrg(organizationId).findById(agentId);
   const systemMessageId = agent?.messageIds[0];
   if (!agent || !systemMessageId) return undefined;
-  const [blocks, tools, recallMessageCount] = await Promise.all([
-    Block.query(db)
-      .forOrg(organizationId)
-      .join('agent_blocks', 'agent_blocks.block_id', 'blocks.id')
-      .where('agent_blocks.agent_id', agentId)
-      .orderBy([{ column: 'agent_blocks.position' }, { column: 'blocks.created_at' }])
-      .select('blocks.*'),
-    Tool.query(db)
-      .forOrg(organizationId)
-      .join('agent_tools', 'agent_tools.tool_id', 'tools.id')
-      .where('agent_tools.agent_id', agentId)
-      .select('tools.name'),
-    Message.query(db).forOrg(organizationId).where({ agentId }).resultSize(),
-  ]);
+  // Sequential on purpose: inside a transaction these share one connection.
+  const blocks = await Block.query(db)
+    .forOrg(organizationId)
+    .join('agent_blocks', 'agent_blocks.block_id', 'blocks.id')
+    .where('agent_blocks.agent_id', agentId)
+    .orderBy([{ column: 'agent_blocks.position' }, { column: 'blocks.created_at' }])
+    .select('blocks.*');
+  const tools = await Tool.query(db)
+    .forOrg(organizationId)
+    .join('agent_tools', 'agent_tools.tool_id', 'tools.id')
+    .where('agent_tools.agent_id', agentId)
+    .select('tools.name');
+  const recallMessageCount = await Message.query(db).forOrg(organizationId).where({ agentId }).resultSize();
   const compiled = compileSystemPrompt({
     system: agent.system,
     agentType: agent.agentType as AgentType,

@@ -3,10 +3,12 @@ import { registerApiKeyAuth } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { healthRoutes } from './health.js';
 import { messageRoutes } from './agents/messages.js';
+import { messageHistoryRoutes } from './agents/message-history.js';
 import { runRoutes } from './runs.js';
 import { agentRoutes } from './agents/index.js';
 import { modelRoutes } from './models.js';
 import { providerRoutes } from './providers.js';
+import { stepRoutes } from './steps.js';
 
 /** The `/v1` agent API: every route below is authenticated by API key and scoped to its organization. */
 export type V1Settings = { version: string; pingIntervalMs: number; pollIntervalMs: number };
@@ -16,9 +18,11 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     registerApiKeyAuth(app, { apiKeys: services.apiKeys });
     await app.register(healthRoutes(deps));
     await app.register(messageRoutes(services, deps));
+    await app.register(messageHistoryRoutes(services));
     await app.register(runRoutes(services, deps));
     await app.register(agentRoutes(services));
     await app.register(modelRoutes(services));
     await app.register(providerRoutes(services));
+    await app.register(stepRoutes(services));
   };
 }

@@ -34,6 +34,19 @@ export function createMessageService(deps: { db: Database }) {
     return found.sequence;
   }
 
+  async function listWhere(
+    ctx: RequestContext,
+    scope: { runId: string } | { stepId: string },
+    agentType: AgentType,
+    query: Omit<ListMessagesQuery, 'includeErr'>,
+  ): Promise<LettaMessage[]> {
+    const rows = Message.query(deps.db).forOrg(ctx.organizationId).where(scope);
+    if (query.after) rows.where('sequence', '>', await sequenceOf(ctx, query.after));
+    if (query.before) rows.where('sequence', '<', await sequenceOf(ctx, query.before));
+    const page = await rows.orderBy('sequence', query.order).limit(query.limit);
+    return expandMessages(page, agentType, query);
+  }
+
   return {
     /**
      * An agent's stored history as LettaMessages. Pages are cut on stored messages, so the parts one
@@ -53,11 +66,12 @@ export function createMessageService(deps: { db: Database }) {
     },
 
     async listRunMessages(ctx: RequestContext, runId: string, agentType: AgentType, query: Omit<ListMessagesQuery, 'includeErr'>): Promise<LettaMessage[]> {
-      const rows = Message.query(deps.db).forOrg(ctx.organizationId).where({ runId });
-      if (query.after) rows.where('sequence', '>', await sequenceOf(ctx, query.after));
-      if (query.before) rows.where('sequence', '<', await sequenceOf(ctx, query.before));
-      const page = await rows.orderBy('sequence', query.order).limit(query.limit);
-      return expandMessages(page, agentType, query);
+      return listWhere(ctx, { runId }, agentType, query);
+    },
+
+    /** The messages one step produced: its model answer, tool returns and loop reminders (inputs belong to no step). */
+    async listStepMessages(ctx: RequestContext, stepId: string, agentType: AgentType, query: Omit<ListMessagesQuery, 'includeErr'>): Promise<LettaMessage[]> {
+      return listWhere(ctx, { stepId }, agentType, query);
     },
   };
 }

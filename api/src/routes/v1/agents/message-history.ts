@@ -1,0 +1,71 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { requireContext } from '../../../http/auth.js';
+import type { AppServices } from '../../../services/index.js';
+import { EVERY_RELATIONSHIP } from '../../../services/agents/agent-views.js';
+import { agentToWire } from '../../../services/agents/agent-wire.js';
+import { AgentParams } from './agents.js';
+import { SendMessageBody, toRunRequest } from './messages.js';
+
+const MessageParams = AgentParams.extend({ message_id: z.string() });
+
+const TextPart = z.object({ type: z.literal('text'), text: z.string() });
+const ImagePart = z.looseObject({ type: z.literal('image'), source: z.looseObject({ type: z.string() }) });
+
+/** The client's `Update*Message` union; `message_type` picks which part of the stored message is rewritten. */
+const UpdateMessageBody = z.discriminatedUnion('message_type', [
+  z.object({ message_type: z.literal('user_message'), content: z.union([z.string(), z.array(z.union([TextPart, ImagePart]))]) }),
+  z.object({ message_type: z.literal('assistant_message'), content: z.union([z.string(), z.array(TextPart).min(1)]) }),
+  z.object({ message_type: z.literal('system_message'), content: z.string() }),
+  z.object({ message_type: z.literal('reasoning_message'), reasoning: z.string() }),
+]);
+
+const ResetMessagesBody = z
+  .object({
+    // Agents here start without default initial messages (only `initial_message_sequence` adds any), so there
+    // is nothing to add back; the flag is accepted for clients that send it.
+    add_default_initial_messages: z.boolean().optional(),
+  })
+  .nullish();
+
+export function messageHistoryRoutes(services: AppServices): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.patch(
+      '/agents/:agent_id/messages/:message_id',
+      { schema: { tags: ['messages'], summary: "Edit a message of an agent's history", params: MessageParams, body: UpdateMessageBody } },
+      async (request) =>
+        services.messageHistory.updateMessage(requireContext(request), request.params.agent_id, request.params.message_id, request.body),
+    );
+
+    app.patch(
+      '/agents/:agent_id/reset-messages',
+      {
+        schema: {
+          tags: ['messages'],
+          summary: "Empty the agent's context window down to its system message; stored history is kept",
+          params: AgentParams,
+          body: ResetMessagesBody,
+        },
+      },
+      async (request) => {
+        const ctx = requireContext(request);
+        await services.messageHistory.resetMessages(ctx, request.params.agent_id);
+        return agentToWire(await services.agents.get(ctx, request.params.agent_id, EVERY_RELATIONSHIP));
+      },
+    );
+
+    app.post(
+      '/agents/:agent_id/messages/preview-raw-payload',
+      {
+        schema: {
+          tags: ['messages'],
+          summary: 'The provider request body the next step would send for this input; nothing is stored or run',
+          params: AgentParams,
+          body: SendMessageBody,
+        },
+      },
+      async (request) =>
+        services.messageHistory.previewProviderPayload(requireContext(request), request.params.agent_id, toRunRequest(request.body)),
+    );
+  };
+}
