@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as tenancy from './20261121000000_tenancy.js';
 import * as agentRuntime from './20261121010000_agent_runtime.js';
+import * as identities from './20261121030000_identities.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -8,4 +9,5 @@ type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void
 export const migrations: ReadonlyArray<readonly [name: string, migration: Migration]> = [
   ['20261121000000_tenancy', tenancy],
   ['20261121010000_agent_runtime', agentRuntime],
+  ['20261121030000_identities', identities],
 ];

@@ -13,6 +13,9 @@ import { createAgentService } from './agents/agent-service.js';
 import { createAgentToolService } from './agents/agent-tools-service.js';
 import { createContextWindowService } from './agents/context-window-service.js';
 import { createCoreMemoryService } from './agents/core-memory-service.js';
+import { createBlockService } from './blocks/block-service.js';
+import { createIdentityService } from './identities/identity-service.js';
+import { createAgentTagService } from './identities/agent-tag-service.js';
 import { createModelService } from './models/model-service.js';
 import { createProviderService } from './providers/provider-service.js';
 
@@ -44,6 +47,9 @@ export function createServices(deps: ServiceDeps) {
   const coreMemory = createCoreMemoryService({ db: deps.db, secrets: deps.secrets });
   const agentTools = createAgentToolService({ db: deps.db });
   const contextWindow = createContextWindowService({ db: deps.db });
+  const blocks = createBlockService({ db: deps.db, secrets: deps.secrets, organizations });
+  const identities = createIdentityService({ db: deps.db, secrets: deps.secrets, organizations });
+  const agentTags = createAgentTagService({ db: deps.db });
   return {
     db: deps.db,
     apiKeys,
@@ -59,6 +65,9 @@ export function createServices(deps: ServiceDeps) {
     coreMemory,
     agentTools,
     contextWindow,
+    blocks,
+    identities,
+    agentTags,
   };
 }
 

@@ -5,6 +5,7 @@ export { Project } from './project.js';
 export { ApiKey } from './api-key.js';
 export { Agent, type LlmConfig, type EmbeddingConfig, type ToolRule } from './agent.js';
 export { Block, AgentBlock } from './block.js';
+export { Identity, IdentityAgent, IdentityBlock, type IdentityType, type IdentityProperty } from './identity.js';
 export { Tool, AgentTool, type ToolJsonSchema } from './tool.js';
 export { Provider } from './provider.js';
 export { Run, RunEvent, type RunStatus, type RunUsage } from './run.js';

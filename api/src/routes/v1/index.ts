@@ -9,6 +9,10 @@ import { agentRoutes } from './agents/index.js';
 import { modelRoutes } from './models.js';
 import { providerRoutes } from './providers.js';
 import { stepRoutes } from './steps.js';
+import { blockRoutes } from './blocks.js';
+import { internalBlockRoutes } from './internal-blocks.js';
+import { identityRoutes } from './identities.js';
+import { tagRoutes } from './tags.js';
 
 /** The `/v1` agent API: every route below is authenticated by API key and scoped to its organization. */
 export type V1Settings = { version: string; pingIntervalMs: number; pollIntervalMs: number };
@@ -24,5 +28,9 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     await app.register(modelRoutes(services));
     await app.register(providerRoutes(services));
     await app.register(stepRoutes(services));
+    await app.register(blockRoutes(services));
+    await app.register(internalBlockRoutes(services));
+    await app.register(identityRoutes(services));
+    await app.register(tagRoutes(services));
   };
 }

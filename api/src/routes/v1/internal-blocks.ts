@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { requireContext } from '../../http/auth.js';
+import type { AppServices } from '../../services/index.js';
+import { agentToWire, blockToWire } from '../../services/agents/agent-wire.js';
+import { BlockAgentsQuery, BlockParams, CreateBlockBody, ListBlocksQuery, blockFilter } from './blocks.js';
+
+/** `/_internal_blocks`: the block routes the hosted product's own services call; undocumented, like the reference's. */
+export function internalBlockRoutes(services: AppServices): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get('/_internal_blocks/', { schema: { hide: true, querystring: ListBlocksQuery } }, async (request) => {
+      const { query } = request;
+      const blocks = await services.blocks.list(requireContext(request), blockFilter(query), {
+        before: query.before,
+        after: query.after,
+        limit: query.limit,
+        order: query.order ?? 'asc',
+      });
+      return blocks.map(blockToWire);
+    });
+
+    app.post('/_internal_blocks/', { schema: { hide: true, body: CreateBlockBody } }, async (request) =>
+      blockToWire(await services.blocks.create(requireContext(request), request.body)),
+    );
+
+    app.delete('/_internal_blocks/:block_id', { schema: { hide: true, params: BlockParams } }, async (request) => {
+      await services.blocks.delete(requireContext(request), request.params.block_id);
+      return null;
+    });
+
+    app.get('/_internal_blocks/:block_id/agents', { schema: { hide: true, params: BlockParams, querystring: BlockAgentsQuery } }, async (request) => {
+      const { query } = request;
+      const views = await services.blocks.listAgents(
+        requireContext(request),
+        request.params.block_id,
+        { before: query.before, after: query.after, limit: query.limit, order: query.order ?? 'desc' },
+        new Set(query.include ?? []),
+      );
+      return views.map(agentToWire);
+    });
+  };
+}
