@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   provider: 'provider',
   job: 'job',
   ping: 'ping',
+  identity: 'identity',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -17,8 +17,11 @@ export class BaseModel extends Model {
   declare createdAt: Date;
   declare updatedAt: Date;
 
+  /** Link tables (agent_blocks, agent_tools, run_events) have no timestamps to maintain. */
+  static hasTimestamps = true;
+
   override $beforeUpdate(): void {
-    this.updatedAt = new Date();
+    if ((this.constructor as typeof BaseModel).hasTimestamps) this.updatedAt = new Date();
   }
 }
 

@@ -27,6 +27,7 @@ export class Block extends TenantModel {
 /** Which blocks an agent has in core memory, under which label, in prompt order. */
 export class AgentBlock extends TenantModel {
   static override tableName = 'agent_blocks';
+  static override hasTimestamps = false;
   static override idColumn = ['agentId', 'blockId'];
   declare agentId: string;
   declare blockId: string;

@@ -40,6 +40,7 @@ export class Run extends TenantModel {
 /** One frame of a run's stream, in gap-free `seqId` order: what sync, SSE, replay and listings read. */
 export class RunEvent extends TenantModel {
   static override tableName = 'run_events';
+  static override hasTimestamps = false;
   static override idColumn = ['runId', 'seqId'];
   static override jsonAttributes = ['payload'];
   declare runId: string;

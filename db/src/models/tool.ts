@@ -32,6 +32,7 @@ export class Tool extends TenantModel {
 
 export class AgentTool extends TenantModel {
   static override tableName = 'agent_tools';
+  static override hasTimestamps = false;
   static override idColumn = ['agentId', 'toolId'];
   declare agentId: string;
   declare toolId: string;

@@ -265,6 +265,25 @@ describe('attaching identities to agents', () => {
     expect(await (await api(`/identities/${identity.id}/agents`)).json()).toEqual([]);
   });
 
+  it('shows identity ids on agents and filters the agent list by identity', async () => {
+    const [linked, other] = [await createAgent(), await createAgent()];
+    const key = uniqueKey();
+    const identity = await createIdentity({ identifier_key: key });
+    await client.agents.identities.attach(identity.id, { agent_id: linked.id });
+
+    const fetched = await (await api(`/agents/${linked.id}?include=agent.identities`)).json();
+    expect(fetched.identity_ids).toEqual([identity.id]);
+    expect(fetched.identities).toEqual([expect.objectContaining({ id: identity.id, identifier_key: key })]);
+    const plain = await (await api(`/agents/${linked.id}`)).json();
+    expect(plain).toMatchObject({ identity_ids: [identity.id], identities: [] });
+
+    const byId = await (await api(`/agents/?identity_id=${identity.id}`)).json();
+    expect(byId.map((agent: { id: string }) => agent.id)).toEqual([linked.id]);
+    const byKey = await (await api(`/agents/?identifier_keys=${key}`)).json();
+    expect(byKey.map((agent: { id: string }) => agent.id)).toEqual([linked.id]);
+    expect(byKey.map((agent: { id: string }) => agent.id)).not.toContain(other.id);
+  });
+
   it('answers 404 for unknown or foreign agents and identities', async () => {
     const other = await stack.createTenant();
     const foreign = await createIdentity({ identifier_key: uniqueKey() }, other.apiKey.key);

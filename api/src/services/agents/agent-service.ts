@@ -135,8 +135,10 @@ export type AgentFilter = {
   projectId?: string | undefined;
   createdById?: string | undefined;
   lastStopReason?: string | undefined;
-  /** Templates and identities do not exist in Engram yet, so filtering on them matches no agent. */
-  templateOrIdentity?: boolean | undefined;
+  identityId?: string | undefined;
+  identifierKeys?: string[] | undefined;
+  /** Templates do not exist in Engram yet, so filtering on them matches no agent. */
+  template?: boolean | undefined;
 };
 
 export type AgentOrderBy = 'created_at' | 'updated_at' | 'last_run_completion';
@@ -289,7 +291,18 @@ export function createAgentService(deps: AgentServiceDeps) {
 
   function filtered(ctx: RequestContext, filter: AgentFilter) {
     const query = Agent.query(db).forOrg(ctx.organizationId);
-    if (filter.templateOrIdentity) query.whereRaw('false');
+    if (filter.template) query.whereRaw('false');
+    if (filter.identityId !== undefined || filter.identifierKeys?.length) {
+      query.whereExists((linked) => {
+        linked
+          .from('identity_agents')
+          .join('identities', 'identities.id', 'identity_agents.identity_id')
+          .whereRaw('identity_agents.agent_id = agents.id')
+          .where('identities.organization_id', ctx.organizationId);
+        if (filter.identityId !== undefined) linked.where('identities.id', filter.identityId);
+        if (filter.identifierKeys?.length) linked.whereIn('identities.identifier_key', filter.identifierKeys);
+      });
+    }
     if (filter.name !== undefined) query.where('agents.name', filter.name);
     if (filter.queryText) query.where('agents.name', 'ilike', `%${filter.queryText.replace(/[\\%_]/g, '\\$&')}%`);
     if (filter.projectId !== undefined) query.where('agents.project_id', filter.projectId);

@@ -1,6 +1,7 @@
-import { Agent, Block, Tool, type SecretBox } from '@engram/db';
+import { Agent, Block, Identity, IdentityAgent, Tool, type SecretBox } from '@engram/db';
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors.js';
+import { loadIdentityViews, type IdentityView } from '../identities/identity-views.js';
 
 /** Relationship fields a 1.0 client asks for with `include=`; the others come back empty. */
 export const AGENT_INCLUDES = [
@@ -28,6 +29,9 @@ export type AgentView = {
   blocks: Block[];
   tools: Tool[];
   secrets: AgentSecret[];
+  /** Always filled: the deprecated `identity_ids` field is not an opt-in relationship. */
+  identityIds: string[];
+  identities: IdentityView[];
 };
 
 type Attached<M> = M & { attachedAgentId: string };
@@ -83,16 +87,20 @@ export async function loadAgentViews(
   included: ReadonlySet<AgentInclude>,
 ): Promise<AgentView[]> {
   const ids = agents.map((agent) => agent.id);
-  const [blocks, tools] = await Promise.all([
-    included.has('agent.blocks') && ids.length > 0 ? blocksByAgent(db, organizationId, ids) : new Map<string, Block[]>(),
-    included.has('agent.tools') && ids.length > 0 ? toolsByAgent(db, organizationId, ids) : new Map<string, Tool[]>(),
-  ]);
+  const blocks = included.has('agent.blocks') && ids.length > 0 ? await blocksByAgent(db, organizationId, ids) : new Map<string, Block[]>();
+  const tools = included.has('agent.tools') && ids.length > 0 ? await toolsByAgent(db, organizationId, ids) : new Map<string, Tool[]>();
+  const links = ids.length > 0 ? await IdentityAgent.query(db).forOrg(organizationId).whereIn('agentId', ids).orderBy('identityId') : [];
+  const identityViews = included.has('agent.identities') && links.length > 0
+    ? await loadIdentityViews(db, organizationId, await Identity.query(db).forOrg(organizationId).whereIn('id', [...new Set(links.map((link) => link.identityId))]))
+    : [];
   return agents.map((agent) => ({
     agent,
     included,
     blocks: blocks.get(agent.id) ?? [],
     tools: tools.get(agent.id) ?? [],
     secrets: included.has('agent.secrets') ? openSecrets(agent, secrets) : [],
+    identityIds: links.filter((link) => link.agentId === agent.id).map((link) => link.identityId),
+    identities: identityViews.filter((view) => view.agentIds.includes(agent.id)),
   }));
 }
 

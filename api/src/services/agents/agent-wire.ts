@@ -1,3 +1,4 @@
+import { identityToWire } from '../identities/identity-wire.js';
 import type { StoredMessage } from '@engram/core';
 import type { Block, Tool } from '@engram/db';
 import type { AgentSecret, AgentView } from './agent-views.js';
@@ -94,8 +95,8 @@ export function agentToWire(view: AgentView) {
     tools: view.tools.map(toolToWire),
     sources: [],
     tags: included.has('agent.tags') ? agent.tags : [],
-    identities: [],
-    identity_ids: [],
+    identities: view.identities.map(identityToWire),
+    identity_ids: view.identityIds,
     managed_group: null,
     multi_agent_group: null,
     tool_rules: agent.toolRules,

@@ -65,7 +65,8 @@ export function createCoreMemoryService(deps: CoreMemoryServiceDeps) {
         if (value.length > limit) {
           throw blockLimitError(['body', patch.value != null ? 'value' : 'limit'], value.length, limit);
         }
-        const newLabel = patch.label ?? block.label;
+        const previousLabel = block.label;
+        const newLabel = patch.label ?? previousLabel;
         const updated = await block.$query(trx).patchAndFetch({
           value,
           limit,
@@ -78,7 +79,7 @@ export function createCoreMemoryService(deps: CoreMemoryServiceDeps) {
           ...(patch.preserve_on_migration != null ? { preserveOnMigration: patch.preserve_on_migration } : {}),
           lastUpdatedById: ctx.userId,
         });
-        if (newLabel !== block.label) {
+        if (newLabel !== previousLabel) {
           try {
             await AgentBlock.query(trx).forOrg(ctx.organizationId).where({ blockId: block.id }).patch({ label: newLabel });
           } catch (error) {

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import {
+  newId,
   Agent,
   Block,
   Identity,
@@ -55,7 +55,6 @@ const LINKS = {
 } as const;
 
 // db/src/ids.ts has no `identity` prefix yet; the format is the same `<prefix>-<uuid4>`.
-const newIdentityId = () => `identity-${randomUUID()}`;
 
 /** One property per key; a later one wins, in the position of the first. */
 function mergeProperties(current: IdentityProperty[], incoming: IdentityProperty[]): IdentityProperty[] {
@@ -114,7 +113,7 @@ export function createIdentityService(deps: IdentityServiceDeps) {
   async function insert(trx: Knex, ctx: RequestContext, input: CreateIdentityInput, projectId: string): Promise<string> {
     const identity = await Identity.query(trx)
       .insert({
-        id: newIdentityId(),
+        id: newId('identity'),
         organizationId: ctx.organizationId,
         projectId,
         identifierKey: input.identifier_key,

@@ -177,7 +177,9 @@ function agentFilter(query: z.infer<typeof CountAgentsQuery>) {
     projectId: query.project_id,
     createdById: query.created_by_id,
     lastStopReason: query.last_stop_reason,
-    templateOrIdentity: [query.template_id, query.base_template_id, query.identity_id, query.identifier_keys?.length].some(Boolean),
+    template: [query.template_id, query.base_template_id].some(Boolean),
+    identityId: query.identity_id,
+    identifierKeys: query.identifier_keys,
   };
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Letta from '@letta-ai/letta-client';
-import { Agent, Message } from '@engram/db';
+import { Agent, AgentBlock, Message } from '@engram/db';
 import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
 
 let stack: TestStack;
@@ -122,6 +122,14 @@ describe('core memory blocks by label', () => {
     expect((await client.agents.blocks.retrieve('journal', { agent_id: agent.id })).value).toBe('day one');
     expect((await api(`/agents/${agent.id}/core-memory/blocks/notes`)).status).toBe(404);
     expect(await systemMessageText(agent.id)).toContain('<journal>');
+    // The agent's own label for the block follows, so the per-agent unique-label rule keeps holding.
+    const link = await AgentBlock.query(stack.db).where({ agentId: agent.id }).where('label', 'journal').first();
+    expect(link).toBeDefined();
+    const clash = await api(`/agents/${agent.id}/core-memory/blocks/journal`, {
+      method: 'PATCH',
+      body: JSON.stringify({ label: 'human' }),
+    });
+    expect(clash.status).toBe(409);
   });
 });
 
