@@ -1,6 +1,7 @@
 import type { Database, SecretBox } from '@engram/db';
 import { createHealthActivities } from './health/check-database.js';
 import { createAgentRunActivities } from './agent-run/index.js';
+import { createToolActivities } from './tools/index.js';
 import type { BaseProviderConfig } from './llm/index.js';
 
 export type ActivityDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox };
@@ -10,6 +11,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createHealthActivities(deps),
     ...createAgentRunActivities(deps),
+    ...createToolActivities(deps),
   };
 }
 

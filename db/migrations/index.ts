@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as tenancy from './20261121000000_tenancy.js';
 import * as agentRuntime from './20261121010000_agent_runtime.js';
 import * as identities from './20261121030000_identities.js';
+import * as sandbox from './20261121040000_sandbox.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -10,4 +11,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261121000000_tenancy', tenancy],
   ['20261121010000_agent_runtime', agentRuntime],
   ['20261121030000_identities', identities],
+  ['20261121040000_sandbox', sandbox],
 ];

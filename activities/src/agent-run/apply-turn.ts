@@ -6,6 +6,7 @@ import {
   planStepTools,
   requiresApproval,
   toLettaMessages,
+  type PromptToolCall,
   type StopReason,
   type StoredMessage,
   type ToolRuleState,
@@ -26,11 +27,44 @@ export type ApplyTurnInput = {
   turn: CallModelResult;
 };
 
-export type ApplyTurnOutcome =
+export type StepOutcome =
   | { stop: false; ruleState: ToolRuleState }
   | { stop: true; stopReason: StopReason; ruleState: ToolRuleState };
 
-type NewMessage = Omit<Partial<Message>, 'content'> & { id: string; role: Message['role']; content: StoredMessage['content'] };
+/** A step whose answer called tools that run in a sandbox: the workflow executes them, then completes the step. */
+export type ApplyTurnOutcome = StepOutcome | { stop: false; ruleState: ToolRuleState; pendingToolCalls: PendingToolCall[] };
+
+export type PendingToolCall = { id: string; name: string; arguments: Record<string, unknown> };
+
+export type ToolResult = {
+  toolCallId: string;
+  status: 'success' | 'error';
+  funcResponse: string;
+  stdout: string[];
+  stderr: string[];
+};
+
+export type CompleteToolStepInput = {
+  runId: string;
+  organizationId: string;
+  stepId: string;
+  stepIndex: number;
+  maxSteps: number;
+  results: ToolResult[];
+};
+
+/** What a step left for its completion when sandboxed tools had to run first. */
+type AwaitingTools = {
+  phase: 'awaiting_tools';
+  ruleState: ToolRuleState;
+  calledThisStep: string[];
+  toolFailed: boolean;
+  heartbeatRequested: boolean;
+  nextMessageAt: number;
+  pendingToolCalls: PendingToolCall[];
+};
+
+type StepRecord = { phase: 'done'; outcome: StepOutcome } | AwaitingTools;
 
 const newMessageId = () => `message-${randomUUID()}`;
 
@@ -85,167 +119,119 @@ function truncate(text: string, limit: number): string {
   return text.length <= limit ? text : `${text.slice(0, limit)}... [truncated: ${text.length - limit} more characters]`;
 }
 
+/** Writes one step's messages: a sequence of rows whose creation times keep their order. */
+class StepWriter {
+  readonly stored: Message[] = [];
+  readonly produced: Message[] = [];
+  constructor(
+    private readonly trx: Knex.Transaction,
+    private readonly base: { organizationId: string; agentId: string; runId: string; stepId: string },
+    private nextAt: number,
+  ) {}
+
+  get nextMessageAt(): number {
+    return this.nextAt;
+  }
+
+  async write(fields: Record<string, unknown>, kind: 'produced' | 'stored' = 'produced'): Promise<Message> {
+    const row = await Message.query(this.trx).insert({
+      id: newMessageId(),
+      content: [],
+      ...this.base,
+      ...fields,
+      createdAt: new Date(this.nextAt++),
+    } as unknown as Message);
+    (kind === 'produced' ? this.produced : this.stored).push(row);
+    return row;
+  }
+
+  async toolReturn(call: { id: string; name: string }, status: 'success' | 'error', response: string, limit: number, output?: { stdout: string[]; stderr: string[] }) {
+    return this.write({
+      role: 'tool',
+      name: call.name,
+      toolCallId: call.id,
+      toolReturns: [
+        {
+          tool_call_id: call.id,
+          status,
+          func_response: truncate(response, limit),
+          stdout: output?.stdout.length ? output.stdout : null,
+          stderr: output?.stderr.length ? output.stderr : null,
+        },
+      ],
+    });
+  }
+}
+
+/** Appends a step's messages to the agent's context window and records the step. */
+async function closeStep(
+  trx: Knex.Transaction,
+  context: RunContext,
+  input: { organizationId: string; stepId: string },
+  writer: StepWriter,
+  record: StepRecord,
+  memoryChanged: boolean,
+  now: Date,
+): Promise<void> {
+  const { run } = context;
+  const agent = (await Agent.query(trx).forOrg(input.organizationId).findById(run.agentId)) as Agent;
+  const newIds = [...writer.stored, ...writer.produced]
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+    .map((message) => message.id);
+  await Agent.query(trx).forOrg(input.organizationId).findById(run.agentId).patch({ messageIds: [...agent.messageIds, ...newIds] });
+  if (memoryChanged) await recompileSystemMessage(trx, input.organizationId, run.agentId, now);
+  const stopReason = record.phase === 'done' && record.outcome.stop ? record.outcome.stopReason : null;
+  await Step.query(trx).forOrg(input.organizationId).findById(input.stepId).patch({
+    stopReason,
+    outcome: record as unknown as Record<string, unknown>,
+  });
+  await appendRunFrames(trx, { runId: run.id, organizationId: input.organizationId }, framesFor(writer.produced, context));
+}
+
+function decideAfterCalls(
+  context: RunContext,
+  state: { ruleState: ToolRuleState; calledThisStep: string[]; toolFailed: boolean; heartbeatRequested: boolean },
+  input: { stepIndex: number; maxSteps: number },
+): { outcome: StepOutcome; reminder: string | null } {
+  const decision = decideAfterTools({
+    rules: context.snapshot.toolRules,
+    calledThisStep: state.calledThisStep,
+    state: state.ruleState,
+    stepIndex: input.stepIndex,
+    maxSteps: input.maxSteps,
+    agentType: context.snapshot.agentType,
+    heartbeatRequested: state.heartbeatRequested,
+    toolFailed: state.toolFailed,
+  });
+  if (!decision.continue) return { outcome: { stop: true, stopReason: decision.stopReason, ruleState: state.ruleState }, reminder: null };
+  return { outcome: limitSteps({ stop: false, ruleState: state.ruleState }, input), reminder: decision.reminder ?? null };
+}
+
+function limitSteps(outcome: StepOutcome, input: { stepIndex: number; maxSteps: number }): StepOutcome {
+  return !outcome.stop && input.stepIndex >= input.maxSteps - 1 ? { stop: true, stopReason: 'max_steps', ruleState: outcome.ruleState } : outcome;
+}
+
 /**
  * Applies one model answer: stores it, runs built-in tools, decides whether the loop goes on, and
  * appends the step's frames to the run log — all in one transaction, keyed by the step id so a
- * retried activity returns the first outcome instead of applying the step twice.
+ * retried activity returns the first outcome instead of applying the step twice. Calls of sandboxed
+ * tools are handed back to the workflow, which runs them and then calls `completeToolStep`.
  */
 export function createApplyModelTurn(deps: { db: Database }) {
   return async function applyModelTurn(input: ApplyTurnInput): Promise<ApplyTurnOutcome> {
     return deps.db.transaction(async (trx) => {
       const done = await Step.query(trx).forOrg(input.organizationId).findById(input.stepId);
-      if (done?.outcome) return done.outcome as unknown as ApplyTurnOutcome;
+      if (done?.outcome) {
+        const record = done.outcome as unknown as StepRecord;
+        return record.phase === 'done' ? record.outcome : { stop: false, ruleState: record.ruleState, pendingToolCalls: record.pendingToolCalls };
+      }
 
       const context = await loadRunContext(trx, input.organizationId, input.runId);
       const { run, snapshot, request } = context;
       // Serializes context-window updates of this agent with API writes (reset, block edits).
       await Agent.query(trx).forOrg(input.organizationId).findById(run.agentId).forUpdate();
       const now = new Date();
-      const stored: Message[] = [...(await storeInputs(trx, context, now))];
-      const produced: Message[] = [];
-      const at = (offset: number) => new Date(now.getTime() + 10 + offset);
-      const base = { organizationId: run.organizationId, agentId: run.agentId, runId: run.id, stepId: input.stepId };
       const { turn } = input;
-
-      const clientToolNames = new Set(request.clientTools.map((tool) => tool.name));
-      const toolsByName = new Map(snapshot.tools.map((tool) => [tool.name, tool]));
-      const needsApproval = turn.toolCalls.filter((call) => {
-        if (clientToolNames.has(call.name)) return true;
-        const tool = toolsByName.get(call.name);
-        return tool ? requiresApproval(snapshot.toolRules, { name: tool.name, defaultRequiresApproval: tool.defaultRequiresApproval }) : false;
-      });
-
-      const assistantParts: StoredMessage['content'] = [];
-      if (turn.reasoning) assistantParts.push({ type: 'reasoning', reasoning: turn.reasoning, is_native: true });
-      if (turn.text) assistantParts.push({ type: 'text', text: turn.text });
-      const awaitingApproval = needsApproval.length > 0;
-      const assistantCalls = awaitingApproval ? [] : turn.toolCalls;
-      if (assistantParts.length > 0 || assistantCalls.length > 0 || turn.toolCalls.length === 0) {
-        const message: NewMessage = {
-          ...base,
-          // Token deltas of this step carry the same id, so clients can join them to the stored message.
-          id: `message-${input.stepId.slice('step-'.length)}`,
-          role: 'assistant',
-          content: assistantParts,
-          model: turn.model,
-          toolCalls: assistantCalls.length
-            ? assistantCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } }))
-            : null,
-          createdAt: at(0),
-        };
-        produced.push(await Message.query(trx).insert(message as unknown as Message));
-      }
-
-      let outcome: ApplyTurnOutcome;
-      let memoryChanged = false;
-      const ruleState: ToolRuleState = { ...input.ruleState, calledTools: [...input.ruleState.calledTools] };
-
-      if (awaitingApproval) {
-        produced.push(
-          await Message.query(trx).insert({
-            ...base,
-            id: newMessageId(),
-            role: 'approval',
-            content: [],
-            model: turn.model,
-            toolCalls: turn.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })),
-            createdAt: at(1),
-          } as unknown as Message),
-        );
-        outcome = { stop: true, stopReason: 'requires_approval', ruleState };
-      } else if (turn.toolCalls.length > 0) {
-        const plan = planStepTools({ rules: snapshot.toolRules, availableToolNames: [...toolsByName.keys()], state: input.ruleState });
-        const allowed = new Set(plan.allowedToolNames);
-        let toolFailed = false;
-        let heartbeatRequested = false;
-        for (const [index, call] of turn.toolCalls.entries()) {
-          const args = parseArguments(call.arguments);
-          let status: 'success' | 'error' = 'error';
-          let response: string;
-          if (typeof args === 'string') {
-            response = `Error executing function ${call.name}: ${args}`;
-          } else if (!toolsByName.has(call.name)) {
-            response = `Error: there is no tool named '${call.name}'. Available tools: ${[...toolsByName.keys()].join(', ')}`;
-          } else if (!allowed.has(call.name)) {
-            response = `Error: tool rules do not allow calling '${call.name}' now. Allowed tools: ${plan.allowedToolNames.join(', ')}`;
-          } else if (!isBaseTool(call.name)) {
-            response = `Error: the tool '${call.name}' cannot be executed by this server yet.`;
-          } else {
-            if (args.request_heartbeat === true) heartbeatRequested = true;
-            const result = await executeBaseTool(trx, snapshot, call.name, args);
-            status = result.status;
-            response = result.funcResponse;
-            memoryChanged ||= result.memoryChanged;
-            ruleState.calledTools.push(call.name);
-            ruleState.lastToolOutput = response;
-          }
-          if (status === 'error') toolFailed = true;
-          const limit = toolsByName.get(call.name)?.returnCharLimit ?? 50_000;
-          produced.push(
-            await Message.query(trx).insert({
-              ...base,
-              id: newMessageId(),
-              role: 'tool',
-              content: [],
-              name: call.name,
-              toolCallId: call.id,
-              toolReturns: [{ tool_call_id: call.id, status, func_response: truncate(response, limit), stdout: null, stderr: null }],
-              createdAt: at(2 + index),
-            } as unknown as Message),
-          );
-        }
-        const decision = decideAfterTools({
-          rules: snapshot.toolRules,
-          calledThisStep: turn.toolCalls.map((call) => call.name),
-          state: ruleState,
-          stepIndex: input.stepIndex,
-          maxSteps: input.maxSteps,
-          agentType: snapshot.agentType,
-          heartbeatRequested,
-          toolFailed,
-        });
-        if (decision.continue && decision.reminder) {
-          stored.push(
-            await Message.query(trx).insert({
-              ...base,
-              id: newMessageId(),
-              role: 'user',
-              content: [{ type: 'text', text: decision.reminder }],
-              createdAt: at(2 + turn.toolCalls.length),
-            } as unknown as Message),
-          );
-        }
-        outcome = decision.continue ? { stop: false, ruleState } : { stop: true, stopReason: decision.stopReason, ruleState };
-      } else if (turn.finishReason === 'length') {
-        outcome = { stop: true, stopReason: 'max_tokens_exceeded', ruleState };
-      } else {
-        const decision = decideAfterText({ rules: snapshot.toolRules, state: ruleState, agentType: snapshot.agentType });
-        if (!decision.continue) {
-          outcome = { stop: true, stopReason: decision.stopReason, ruleState };
-        } else {
-          stored.push(
-            await Message.query(trx).insert({
-              ...base,
-              id: newMessageId(),
-              role: 'user',
-              content: [{ type: 'text', text: decision.reminder }],
-              createdAt: at(1),
-            } as unknown as Message),
-          );
-          outcome = { stop: false, ruleState };
-        }
-      }
-      if (outcome.stop === false && input.stepIndex >= input.maxSteps - 1) {
-        outcome = { stop: true, stopReason: 'max_steps', ruleState };
-      }
-
-      const agent = (await Agent.query(trx).forOrg(input.organizationId).findById(run.agentId)) as Agent;
-      await Agent.query(trx)
-        .forOrg(input.organizationId)
-        .findById(run.agentId)
-        .patch({ messageIds: [...agent.messageIds, ...[...stored, ...produced].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()).map((m) => m.id)] });
-      if (memoryChanged) await recompileSystemMessage(trx, input.organizationId, run.agentId, now);
-
       await Step.query(trx).insert({
         id: input.stepId,
         organizationId: input.organizationId,
@@ -263,19 +249,130 @@ export function createApplyModelTurn(deps: { db: Database }) {
         completionTokens: turn.usage.completion_tokens,
         promptTokens: turn.usage.prompt_tokens,
         totalTokens: turn.usage.total_tokens,
-        stopReason: outcome.stop ? outcome.stopReason : null,
         status: 'success',
         llmRequestNs: turn.llmRequestNs,
-        outcome: outcome as unknown as Record<string, unknown>,
       } as unknown as Step);
-
       if (input.stepIndex === 0 && run.ttftNs === null) {
-        await Run.query(trx)
-          .forOrg(input.organizationId)
-          .findById(run.id)
-          .patch({ ttftNs: turn.llmRequestNs });
+        await Run.query(trx).forOrg(input.organizationId).findById(run.id).patch({ ttftNs: turn.llmRequestNs });
       }
-      await appendRunFrames(trx, { runId: run.id, organizationId: input.organizationId }, framesFor(produced, context));
+
+      const writer = new StepWriter(trx, { organizationId: run.organizationId, agentId: run.agentId, runId: run.id, stepId: input.stepId }, now.getTime() + 10);
+      writer.stored.push(...(await storeInputs(trx, context, now)));
+
+      const clientToolNames = new Set(request.clientTools.map((tool) => tool.name));
+      const toolsByName = new Map(snapshot.tools.map((tool) => [tool.name, tool]));
+      const needsApproval = turn.toolCalls.some((call) => {
+        if (clientToolNames.has(call.name)) return true;
+        const tool = toolsByName.get(call.name);
+        return tool ? requiresApproval(snapshot.toolRules, { name: tool.name, defaultRequiresApproval: tool.defaultRequiresApproval }) : false;
+      });
+      const asStoredCall = (call: PromptToolCall) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } });
+
+      const assistantParts: StoredMessage['content'] = [];
+      if (turn.reasoning) assistantParts.push({ type: 'reasoning', reasoning: turn.reasoning, is_native: true });
+      if (turn.text) assistantParts.push({ type: 'text', text: turn.text });
+      const assistantCalls = needsApproval ? [] : turn.toolCalls;
+      if (assistantParts.length > 0 || assistantCalls.length > 0 || turn.toolCalls.length === 0) {
+        await writer.write({
+          // Token deltas of this step carry the same id, so clients can join them to the stored message.
+          id: `message-${input.stepId.slice('step-'.length)}`,
+          role: 'assistant',
+          content: assistantParts,
+          model: turn.model,
+          toolCalls: assistantCalls.length ? assistantCalls.map(asStoredCall) : null,
+        });
+      }
+
+      const ruleState: ToolRuleState = { ...input.ruleState, calledTools: [...input.ruleState.calledTools] };
+      let record: StepRecord;
+      let memoryChanged = false;
+
+      if (needsApproval) {
+        await writer.write({ role: 'approval', model: turn.model, toolCalls: turn.toolCalls.map(asStoredCall) });
+        record = { phase: 'done', outcome: { stop: true, stopReason: 'requires_approval', ruleState } };
+      } else if (turn.toolCalls.length > 0) {
+        const plan = planStepTools({ rules: snapshot.toolRules, availableToolNames: [...toolsByName.keys()], state: input.ruleState });
+        const allowed = new Set(plan.allowedToolNames);
+        const state = { ruleState, calledThisStep: turn.toolCalls.map((call) => call.name), toolFailed: false, heartbeatRequested: false };
+        const pendingToolCalls: PendingToolCall[] = [];
+        for (const call of turn.toolCalls) {
+          const args = parseArguments(call.arguments);
+          const limit = toolsByName.get(call.name)?.returnCharLimit ?? 50_000;
+          let refusal: string | null = null;
+          if (typeof args === 'string') refusal = `Error executing function ${call.name}: ${args}`;
+          else if (!toolsByName.has(call.name)) {
+            refusal = `Error: there is no tool named '${call.name}'. Available tools: ${[...toolsByName.keys()].join(', ')}`;
+          } else if (!allowed.has(call.name)) {
+            refusal = `Error: tool rules do not allow calling '${call.name}' now. Allowed tools: ${plan.allowedToolNames.join(', ')}`;
+          }
+          if (refusal !== null || typeof args === 'string') {
+            state.toolFailed = true;
+            await writer.toolReturn(call, 'error', refusal ?? '', limit);
+            continue;
+          }
+          if (args.request_heartbeat === true) state.heartbeatRequested = true;
+          const { request_heartbeat: _heartbeat, ...toolArgs } = args;
+          ruleState.calledTools.push(call.name);
+          if (!isBaseTool(call.name)) {
+            pendingToolCalls.push({ id: call.id, name: call.name, arguments: toolArgs });
+            continue;
+          }
+          const result = await executeBaseTool(trx, snapshot, call.name, toolArgs);
+          if (result.status === 'error') state.toolFailed = true;
+          memoryChanged ||= result.memoryChanged;
+          ruleState.lastToolOutput = result.funcResponse;
+          await writer.toolReturn(call, result.status, result.funcResponse, limit);
+        }
+        if (pendingToolCalls.length > 0) {
+          record = { phase: 'awaiting_tools', ...state, nextMessageAt: writer.nextMessageAt, pendingToolCalls };
+        } else {
+          const { outcome, reminder } = decideAfterCalls(context, state, input);
+          if (reminder) await writer.write({ role: 'user', content: [{ type: 'text', text: reminder }] }, 'stored');
+          record = { phase: 'done', outcome };
+        }
+      } else if (turn.finishReason === 'length') {
+        record = { phase: 'done', outcome: { stop: true, stopReason: 'max_tokens_exceeded', ruleState } };
+      } else {
+        const decision = decideAfterText({ rules: snapshot.toolRules, state: ruleState, agentType: snapshot.agentType });
+        if (decision.continue) await writer.write({ role: 'user', content: [{ type: 'text', text: decision.reminder }] }, 'stored');
+        record = {
+          phase: 'done',
+          outcome: decision.continue ? limitSteps({ stop: false, ruleState }, input) : { stop: true, stopReason: decision.stopReason, ruleState },
+        };
+      }
+
+      await closeStep(trx, context, input, writer, record, memoryChanged, now);
+      return record.phase === 'done' ? record.outcome : { stop: false, ruleState: record.ruleState, pendingToolCalls: record.pendingToolCalls };
+    });
+  };
+}
+
+/** Records the results of a step's sandboxed tool calls and decides whether the loop goes on. */
+export function createCompleteToolStep(deps: { db: Database }) {
+  return async function completeToolStep(input: CompleteToolStepInput): Promise<StepOutcome> {
+    return deps.db.transaction(async (trx) => {
+      const step = await Step.query(trx).forOrg(input.organizationId).findById(input.stepId).forUpdate();
+      const record = step?.outcome as unknown as StepRecord | undefined;
+      if (!record) throw new Error(`step ${input.stepId} was not applied`);
+      if (record.phase === 'done') return record.outcome;
+
+      const context = await loadRunContext(trx, input.organizationId, input.runId);
+      const { run, snapshot } = context;
+      await Agent.query(trx).forOrg(input.organizationId).findById(run.agentId).forUpdate();
+      const writer = new StepWriter(trx, { organizationId: run.organizationId, agentId: run.agentId, runId: run.id, stepId: input.stepId }, record.nextMessageAt);
+      const state = { ...record, ruleState: { ...record.ruleState } };
+      const results = new Map(input.results.map((result) => [result.toolCallId, result]));
+      for (const call of record.pendingToolCalls) {
+        const result = results.get(call.id) ?? { toolCallId: call.id, status: 'error' as const, funcResponse: 'Error: the tool did not run.', stdout: [], stderr: [] };
+        if (result.status === 'error') state.toolFailed = true;
+        state.ruleState.lastToolOutput = result.funcResponse;
+        const limit = snapshot.tools.find((tool) => tool.name === call.name)?.returnCharLimit ?? 50_000;
+        await writer.toolReturn(call, result.status, result.funcResponse, limit, result);
+      }
+      const { outcome, reminder } = decideAfterCalls(context, state, input);
+      if (reminder) await writer.write({ role: 'user', content: [{ type: 'text', text: reminder }] }, 'stored');
+      const now = new Date();
+      await closeStep(trx, context, input, writer, { phase: 'done', outcome }, false, now);
       return outcome;
     });
   };

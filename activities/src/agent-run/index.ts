@@ -1,6 +1,6 @@
 import type { Database, SecretBox } from '@engram/db';
 import type { BaseProviderConfig } from '../llm/index.js';
-import { createApplyModelTurn } from './apply-turn.js';
+import { createApplyModelTurn, createCompleteToolStep } from './apply-turn.js';
 import { createBeginRun } from './begin-run.js';
 import { createCallModel } from './call-model.js';
 import { createFinishRun, createMarkRunAbandoned, createSendRunCallback } from './finish-run.js';
@@ -12,6 +12,7 @@ export function createAgentRunActivities(deps: AgentRunDeps) {
     beginRun: createBeginRun(deps),
     callModel: createCallModel(deps),
     applyModelTurn: createApplyModelTurn(deps),
+    completeToolStep: createCompleteToolStep(deps),
     finishRun: createFinishRun(deps),
     markRunAbandoned: createMarkRunAbandoned(deps),
     sendRunCallback: createSendRunCallback(deps),

@@ -17,6 +17,11 @@ import { createBlockService } from './blocks/block-service.js';
 import { createIdentityService } from './identities/identity-service.js';
 import { createAgentTagService } from './identities/agent-tag-service.js';
 import { createModelService } from './models/model-service.js';
+import { createToolService } from './tools/tool-service.js';
+import { createToolGenerator } from './tools/tool-generator.js';
+import { createSandboxConfigService } from './sandbox/sandbox-config-service.js';
+import { createVenvManager } from '@engram/activities/tools/sandbox/venv';
+import { defaultVenvRoot } from '@engram/activities/tools/tool-runner';
 import { createProviderService } from './providers/provider-service.js';
 
 /** A model provider configured by the operator through environment variables. */
@@ -50,6 +55,11 @@ export function createServices(deps: ServiceDeps) {
   const blocks = createBlockService({ db: deps.db, secrets: deps.secrets, organizations });
   const identities = createIdentityService({ db: deps.db, secrets: deps.secrets, organizations });
   const agentTags = createAgentTagService({ db: deps.db });
+  // One manager per process, so the tools and sandbox-config routes never build the same venv at once.
+  const venvs = createVenvManager({ root: defaultVenvRoot() });
+  const tools = createToolService({ db: deps.db, secrets: deps.secrets, venvs });
+  const toolGenerator = createToolGenerator({ models, providers });
+  const sandboxConfigs = createSandboxConfigService({ db: deps.db, secrets: deps.secrets, venvs });
   return {
     db: deps.db,
     apiKeys,
@@ -68,6 +78,9 @@ export function createServices(deps: ServiceDeps) {
     blocks,
     identities,
     agentTags,
+    tools,
+    toolGenerator,
+    sandboxConfigs,
   };
 }
 

@@ -7,6 +7,16 @@ export { Agent, type LlmConfig, type EmbeddingConfig, type ToolRule } from './ag
 export { Block, AgentBlock } from './block.js';
 export { Identity, IdentityAgent, IdentityBlock, type IdentityType, type IdentityProperty } from './identity.js';
 export { Tool, AgentTool, type ToolJsonSchema } from './tool.js';
+export {
+  SandboxConfig,
+  SandboxEnvironmentVariable,
+  type SandboxType,
+  type SandboxSettings,
+  type LocalSandboxSettings,
+  type E2BSandboxSettings,
+  type ModalSandboxSettings,
+  type SandboxPipRequirement,
+} from './sandbox-config.js';
 export { Provider } from './provider.js';
 export { Run, RunEvent, type RunStatus, type RunUsage } from './run.js';
 export { Step } from './step.js';

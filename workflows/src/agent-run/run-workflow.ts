@@ -9,6 +9,7 @@ import {
 } from '@temporalio/workflow';
 import type { StopReason, TokenUsage } from '@engram/core';
 import type { AgentRunActivities } from '@engram/activities/agent-run/index';
+import type { ToolActivities } from '@engram/activities/tools/index';
 import type { AgentRunInput, AgentRunResult, RunFailure } from './types.js';
 
 // Database bookkeeping is short and idempotent (keyed by run and step ids): local activities keep
@@ -24,6 +25,15 @@ const models = proxyActivities<AgentRunActivities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
+
+// A tool is not idempotent: it runs at most once. Only a task that never started (the worker died
+// before picking it up) is dispatched again, which Temporal does without counting an attempt.
+const sandbox = proxyActivities<ToolActivities>({
+  // Above the sandbox's own timeout plus a first venv build; heartbeats reveal a dead worker sooner.
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { maximumAttempts: 1 },
 });
 
 // Callbacks go to the user's server: a few spaced tries, then the failure is recorded on the run.
@@ -69,7 +79,35 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
           usage.completion_tokens += turn.usage.completion_tokens;
           usage.total_tokens += turn.usage.total_tokens;
           stepCount += 1;
-          const applied = await bookkeeping.applyModelTurn({ ...call, maxSteps: input.maxSteps, turn });
+          let applied = await bookkeeping.applyModelTurn({ ...call, maxSteps: input.maxSteps, turn });
+          if ('pendingToolCalls' in applied) {
+            const results = [];
+            for (const toolCall of applied.pendingToolCalls) {
+              try {
+                const result = await sandbox.executeTool({
+                  organizationId: input.organizationId,
+                  agentId: input.agentId,
+                  runId: input.runId,
+                  toolCallId: toolCall.id,
+                  toolName: toolCall.name,
+                  arguments: toolCall.arguments,
+                });
+                results.push({ toolCallId: toolCall.id, ...result });
+              } catch (error) {
+                if (isCancellation(error)) throw error;
+                // The tool may or may not have run (its worker died mid-call); the model is told, not retried.
+                const reason = error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
+                results.push({
+                  toolCallId: toolCall.id,
+                  status: 'error' as const,
+                  funcResponse: `Error executing function ${toolCall.name}: the execution was interrupted (${reason}).`,
+                  stdout: [],
+                  stderr: [],
+                });
+              }
+            }
+            applied = await bookkeeping.completeToolStep({ ...call, maxSteps: input.maxSteps, results });
+          }
           ruleState = applied.ruleState;
           if (applied.stop) {
             stopReason = applied.stopReason;

@@ -13,6 +13,8 @@ import { blockRoutes } from './blocks.js';
 import { internalBlockRoutes } from './internal-blocks.js';
 import { identityRoutes } from './identities.js';
 import { tagRoutes } from './tags.js';
+import { toolRoutes } from './tools.js';
+import { sandboxConfigRoutes } from './sandbox-config.js';
 
 /** The `/v1` agent API: every route below is authenticated by API key and scoped to its organization. */
 export type V1Settings = { version: string; pingIntervalMs: number; pollIntervalMs: number };
@@ -32,5 +34,7 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     await app.register(internalBlockRoutes(services));
     await app.register(identityRoutes(services));
     await app.register(tagRoutes(services));
+    await app.register(toolRoutes(services));
+    await app.register(sandboxConfigRoutes(services));
   };
 }

@@ -1,4 +1,4 @@
-import { Agent, Block, Identity, IdentityAgent, Tool, type SecretBox } from '@engram/db';
+import { Agent, Block, Identity, IdentityAgent, maskSecret, Tool, type SecretBox } from '@engram/db';
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors.js';
 import { loadIdentityViews, type IdentityView } from '../identities/identity-views.js';
@@ -71,10 +71,11 @@ function groupByAgent<M>(rows: Array<Attached<M>>): Map<string, M[]> {
 }
 
 /** Agent secrets are sealed at rest; they are opened only when a caller asks for them. */
-export function openSecrets(agent: Agent, secrets: SecretBox): AgentSecret[] {
+/** Secrets are shown masked: enough to recognise a value, never to use it. */
+export function maskedSecrets(agent: Agent, secrets: SecretBox): AgentSecret[] {
   return agent.toolExecEnvironmentVariables.map((variable) => ({
     key: variable.key,
-    value: secrets.decrypt(variable.value),
+    value: maskSecret(secrets.decrypt(variable.value)),
     description: variable.description ?? null,
   }));
 }
@@ -98,7 +99,7 @@ export async function loadAgentViews(
     included,
     blocks: blocks.get(agent.id) ?? [],
     tools: tools.get(agent.id) ?? [],
-    secrets: included.has('agent.secrets') ? openSecrets(agent, secrets) : [],
+    secrets: included.has('agent.secrets') ? maskedSecrets(agent, secrets) : [],
     identityIds: links.filter((link) => link.agentId === agent.id).map((link) => link.identityId),
     identities: identityViews.filter((view) => view.agentIds.includes(agent.id)),
   }));

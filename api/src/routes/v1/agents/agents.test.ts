@@ -307,7 +307,9 @@ describe('listing agents', () => {
 
     const single = await client.agents.retrieve(agent.id, { include: ['agent.tools', 'agent.secrets'] });
     expect(single.tools).toHaveLength(agent.tools.length);
-    expect(single.secrets).toEqual([{ agent_id: agent.id, key: 'API_TOKEN', value: 'token-123', description: null }]);
+    expect(single.secrets).toEqual([{ agent_id: agent.id, key: 'API_TOKEN', value: 'toke****-123', description: null }]);
+    const stored = await Agent.query(stack.db).findById(agent.id);
+    expect(JSON.stringify(stored?.toolExecEnvironmentVariables)).not.toContain('token-123');
     expect(single.blocks).toEqual([]);
 
     // Secrets are sealed at rest.

@@ -1,0 +1,84 @@
+import { Agent, Tool, type Database, type SecretBox } from '@engram/db';
+import { createVenvManager } from './sandbox/venv.js';
+import { createToolRunner, defaultVenvRoot, openSecret, truncateToolReturn, UnreadableSecretError } from './tool-runner.js';
+
+export type ExecuteToolInput = {
+  organizationId: string;
+  agentId: string;
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+  arguments: Record<string, unknown>;
+};
+
+export type ExecuteToolResult = { status: 'success' | 'error'; funcResponse: string; stdout: string[]; stderr: string[] };
+
+export type ExecuteToolDeps = {
+  db: Database;
+  secrets: SecretBox;
+  /** Where per-sandbox-config virtualenvs are kept; a directory under the OS temp dir by default. */
+  venvRoot?: string;
+};
+
+/** Added by the agent loop to memgpt-style tool schemas; the tool itself never declares it. */
+const HEARTBEAT_ARGUMENT = 'request_heartbeat';
+
+const failure = (funcResponse: string): ExecuteToolResult => ({ status: 'error', funcResponse, stdout: [], stderr: [] });
+
+/**
+ * The activity that runs one custom tool call of an agent in its sandbox. A tool that fails — raises,
+ * times out, floods its output, is missing or misconfigured — is a result with status `error` for the
+ * model to read, never a thrown error: running a tool again is not safe, so only faults of the platform
+ * itself (the database unreachable, say) throw.
+ */
+export function createExecuteTool(deps: ExecuteToolDeps) {
+  const { db, secrets } = deps;
+  const runner = createToolRunner({ db, secrets, venvs: createVenvManager({ root: deps.venvRoot ?? defaultVenvRoot() }) });
+
+  return async function executeTool(input: ExecuteToolInput): Promise<ExecuteToolResult> {
+    const { organizationId, agentId, toolName } = input;
+    const agent = await Agent.query(db).forOrg(organizationId).findById(agentId);
+    if (!agent) return failure(`Error executing function ${toolName}: agent ${agentId} no longer exists`);
+    const tool = await Tool.query(db)
+      .forOrg(organizationId)
+      .join('agent_tools', 'agent_tools.tool_id', 'tools.id')
+      .where({ 'agent_tools.agent_id': agentId, 'tools.name': toolName })
+      .select('tools.*')
+      .first();
+    if (!tool) return failure(`Error: tool '${toolName}' is not one of this agent's tools`);
+    if (tool.toolType !== 'custom') return failure(`Error: '${toolName}' is a ${tool.toolType} tool; it is not run in a sandbox`);
+    if (!tool.sourceCode) return failure(`Error executing function ${toolName}: the tool has no source code`);
+
+    let agentVariables: Record<string, string>;
+    try {
+      // Agent secrets are sealed by the agents service; a value that is not sealed is used as it is.
+      agentVariables = Object.fromEntries(
+        agent.toolExecEnvironmentVariables.map(({ key, value }) => [key, value.startsWith('v1:') ? openSecret(secrets, value, `Agent secret ${key}`) : value]),
+      );
+    } catch (error) {
+      if (!(error instanceof UnreadableSecretError)) throw error;
+      return failure(truncateToolReturn(`Error executing function ${toolName}: ${error.message}`, tool.returnCharLimit));
+    }
+
+    const declaresHeartbeat = Object.hasOwn(tool.jsonSchema.parameters?.properties ?? {}, HEARTBEAT_ARGUMENT);
+    const args = Object.fromEntries(Object.entries(input.arguments).filter(([name]) => declaresHeartbeat || name !== HEARTBEAT_ARGUMENT));
+    const outcome = await runner.run({
+      organizationId,
+      language: tool.sourceType,
+      sourceCode: tool.sourceCode,
+      functionName: tool.jsonSchema.name ?? tool.name,
+      args,
+      env: {
+        ...agentVariables,
+        LETTA_AGENT_ID: agentId,
+        LETTA_TOOL_ID: tool.id,
+        ...(agent.projectId ? { LETTA_PROJECT_ID: agent.projectId } : {}),
+      },
+      pipRequirements: tool.pipRequirements,
+      npmRequirements: tool.npmRequirements,
+      requestedSandbox: tool.metadata?.sandbox,
+      returnCharLimit: tool.returnCharLimit,
+    });
+    return { status: outcome.status, funcResponse: outcome.funcReturn, stdout: outcome.stdout, stderr: outcome.stderr };
+  };
+}
