@@ -4,18 +4,12 @@ import {
   buildStepRequest,
   RETRYABLE_MODEL_ERRORS,
   type ModelDelta,
-  type ModelSettings,
   type ModelTurn,
   type ToolRuleState,
 } from '@engram/core';
-import { Provider, StepTrace, type Database, type SecretBox } from '@engram/db';
-import {
-  classifyProviderError,
-  createModelClient,
-  ModelCallError,
-  resolveProviderForModel,
-  type BaseProviderConfig,
-} from '../llm/index.js';
+import { StepTrace, type Database, type SecretBox } from '@engram/db';
+import { classifyProviderError, createModelClient, ModelCallError, type BaseProviderConfig } from '../llm/index.js';
+import { providerFor } from '../llm/provider-for.js';
 import { loadRunContext } from './context.js';
 import { publishDelta } from './run-log.js';
 
@@ -27,24 +21,12 @@ export type CallModelInput = {
   ruleState: ToolRuleState;
 };
 
-export type CallModelResult = ModelTurn & { llmRequestNs: number };
+/** `contextWindow` lets the workflow decide on compaction without loading the agent. */
+export type CallModelResult = ModelTurn & { llmRequestNs: number; contextWindow: number };
 
 type Deps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox };
 
 const HEARTBEAT_EVERY_MS = 2000;
-
-async function providerFor(deps: Deps, organizationId: string, settings: ModelSettings) {
-  if (settings.provider_category === 'byok' && settings.provider_name) {
-    const row = await Provider.query(deps.db).forOrg(organizationId).findOne({ name: settings.provider_name });
-    if (!row) throw new ModelCallError('not_configured', `The provider '${settings.provider_name}' of this agent no longer exists.`);
-    return {
-      providerType: row.providerType,
-      apiKey: row.apiKeyEnc ? deps.secrets.decrypt(row.apiKeyEnc) : null,
-      baseUrl: row.baseUrl ?? settings.model_endpoint ?? '',
-    };
-  }
-  return resolveProviderForModel(settings, deps.baseProviders);
-}
 
 /** Frames for token deltas, shaped like the messages they preview (clients join them by id and otid). */
 function deltaFrame(stepId: string, delta: ModelDelta): Record<string, unknown> & { message_type: string } {
@@ -96,7 +78,7 @@ export function createCallModel(deps: Deps) {
         })
         .onConflict('step_id')
         .merge();
-      return { ...turn, llmRequestNs };
+      return { ...turn, llmRequestNs, contextWindow: request.settings.context_window };
     } catch (error) {
       if (activity.cancellationSignal.aborted) throw error;
       const classified = error instanceof ModelCallError ? error : classifyProviderError(error);

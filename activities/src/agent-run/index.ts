@@ -4,6 +4,7 @@ import { createApplyModelTurn, createCompleteToolStep } from './apply-turn.js';
 import { createBeginRun } from './begin-run.js';
 import { createCallModel } from './call-model.js';
 import { createFinishRun, createMarkRunAbandoned, createSendRunCallback } from './finish-run.js';
+import { createCompactContext } from '../compaction/compact.js';
 
 export type AgentRunDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox };
 
@@ -13,6 +14,7 @@ export function createAgentRunActivities(deps: AgentRunDeps) {
     callModel: createCallModel(deps),
     applyModelTurn: createApplyModelTurn(deps),
     completeToolStep: createCompleteToolStep(deps),
+    compactContext: createCompactContext(deps),
     finishRun: createFinishRun(deps),
     markRunAbandoned: createMarkRunAbandoned(deps),
     sendRunCallback: createSendRunCallback(deps),

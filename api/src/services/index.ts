@@ -5,6 +5,7 @@ import { createOrganizationService } from './tenancy/organizations.js';
 import { createAgentRunClient } from '@engram/temporal';
 import { createMessageService } from './messages/message-service.js';
 import { createMessageHistoryService } from './messages/message-history-service.js';
+import { createCompactContext } from '@engram/activities/compaction/compact';
 import { createStepService } from './steps/step-service.js';
 import type { NotificationHub } from './runs/notification-hub.js';
 import { followRunLog, type FollowOptions } from './runs/run-log-reader.js';
@@ -43,7 +44,10 @@ export function createServices(deps: ServiceDeps) {
   const agentRuns = createAgentRunClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const runs = createRunService({ db: deps.db, agentRuns });
   const messages = createMessageService({ db: deps.db });
-  const messageHistory = createMessageHistoryService({ db: deps.db });
+  const messageHistory = createMessageHistoryService({
+    db: deps.db,
+    compactContext: createCompactContext({ db: deps.db, baseProviders: deps.baseProviders, secrets: deps.secrets }),
+  });
   const steps = createStepService({ db: deps.db, messages });
   const runLog = { follow: (options: FollowOptions) => followRunLog({ db: deps.db, notifications: deps.notifications }, options) };
   const providers = createProviderService({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders });

@@ -42,6 +42,15 @@ const callbacks = proxyActivities<AgentRunActivities>({
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 3 },
 });
 
+/** Share of the context window a step's prompt may fill before the context is compacted. */
+const COMPACTION_TRIGGER = 0.9;
+/** A provider that still reports overflow after this many compactions fails the run. */
+const MAX_OVERFLOW_COMPACTIONS = 3;
+
+function isContextOverflow(error: unknown): boolean {
+  return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === 'context_overflow';
+}
+
 const STOP_REASON_BY_MODEL_ERROR: Record<string, StopReason> = {
   invalid_response: 'invalid_llm_response',
 };
@@ -74,7 +83,17 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
         for (let stepIndex = 0; ; stepIndex++) {
           const stepId = `step-${uuid4()}`;
           const call = { runId: input.runId, organizationId: input.organizationId, stepId, stepIndex, ruleState };
-          const turn = await models.callModel(call);
+          let turn;
+          for (let compactions = 0; ; compactions++) {
+            try {
+              turn = await models.callModel(call);
+              break;
+            } catch (error) {
+              if (!isContextOverflow(error) || compactions >= MAX_OVERFLOW_COMPACTIONS) throw error;
+              const compacted = await models.compactContext({ organizationId: input.organizationId, agentId: input.agentId });
+              if (!compacted.compacted) throw error;
+            }
+          }
           usage.prompt_tokens += turn.usage.prompt_tokens;
           usage.completion_tokens += turn.usage.completion_tokens;
           usage.total_tokens += turn.usage.total_tokens;
@@ -109,6 +128,13 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
             applied = await bookkeeping.completeToolStep({ ...call, maxSteps: input.maxSteps, results });
           }
           ruleState = applied.ruleState;
+          if (turn.usage.prompt_tokens + turn.usage.completion_tokens > COMPACTION_TRIGGER * turn.contextWindow) {
+            await models.compactContext({
+              organizationId: input.organizationId,
+              agentId: input.agentId,
+              observedPromptTokens: turn.usage.prompt_tokens + turn.usage.completion_tokens,
+            });
+          }
           if (applied.stop) {
             stopReason = applied.stopReason;
             return;

@@ -7,7 +7,8 @@ import {
   type RunRequest,
 } from '@engram/core';
 import { Agent, loadAgentSnapshot, loadMessagesInOrder, Message, recompileSystemMessage, Run, toStoredMessage, type Database } from '@engram/db';
-import { ConflictError, NotFoundError, UnprocessableError } from '../../errors.js';
+import { BadRequestError, ConflictError, NotFoundError, UnprocessableError, UpstreamError } from '../../errors.js';
+import { classifyProviderError, ModelCallError } from '@engram/activities/llm/index';
 import type { RequestContext } from '../../http/request-context.js';
 import { providerPayload } from '../steps/provider-payload.js';
 import { editedMessage, type MessageEdit } from './message-edits.js';
@@ -15,7 +16,15 @@ import { editedMessage, type MessageEdit } from './message-edits.js';
 const ACTIVE_RUN_STATUSES = ['created', 'running'];
 
 /** Editing, resetting and previewing an agent's conversation: the writes to its history outside a run. */
-export function createMessageHistoryService(deps: { db: Database }) {
+/** Summarizes the oldest part of an agent's context with its model (the same compaction the agent loop runs). */
+export type CompactContext = (input: { organizationId: string; agentId: string; force?: boolean }) => Promise<{
+  compacted: boolean;
+  summary: string | null;
+  numMessagesBefore: number;
+  numMessagesAfter: number;
+}>;
+
+export function createMessageHistoryService(deps: { db: Database; compactContext: CompactContext }) {
   const { db } = deps;
 
   async function requireAgent(ctx: RequestContext, agentId: string): Promise<Agent> {
@@ -43,6 +52,18 @@ export function createMessageHistoryService(deps: { db: Database }) {
      * searchable); only what the model sees next changes. Refused while a run is queued or running, whose
      * steps would otherwise append to a context it no longer matches.
      */
+    /** Forces a compaction now; with nothing to compact, the existing summary comes back unchanged. */
+    async summarize(ctx: RequestContext, agentId: string) {
+      await requireAgent(ctx, agentId);
+      try {
+        const result = await deps.compactContext({ organizationId: ctx.organizationId, agentId, force: true });
+        return { summary: result.summary, num_messages_before: result.numMessagesBefore, num_messages_after: result.numMessagesAfter };
+      } catch (error) {
+        const classified = error instanceof ModelCallError ? error : classifyProviderError(error);
+        throw classified.kind === 'not_configured' ? new BadRequestError(classified.message) : new UpstreamError(classified.message);
+      }
+    },
+
     async resetMessages(ctx: RequestContext, agentId: string): Promise<void> {
       await db.transaction(async (trx) => {
         // Locked like the worker locks it when applying a step, so a step cannot land between check and write.

@@ -55,6 +55,19 @@ export function messageHistoryRoutes(services: AppServices): FastifyPluginAsyncZ
     );
 
     app.post(
+      '/agents/:agent_id/summarize',
+      {
+        schema: {
+          tags: ['messages'],
+          summary: "Compact the agent's context now: the oldest messages are replaced by a summary",
+          params: AgentParams,
+          body: z.object({ compaction_settings: z.record(z.string(), z.unknown()).nullish() }).strict().nullish(),
+        },
+      },
+      async (request) => services.messageHistory.summarize(requireContext(request), request.params.agent_id),
+    );
+
+    app.post(
       '/agents/:agent_id/messages/preview-raw-payload',
       {
         schema: {
