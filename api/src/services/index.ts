@@ -18,6 +18,7 @@ import { createBlockService } from './blocks/block-service.js';
 import { createIdentityService } from './identities/identity-service.js';
 import { createAgentTagService } from './identities/agent-tag-service.js';
 import { createModelService } from './models/model-service.js';
+import { createAgentFileService } from './agent-files/agent-file-service.js';
 import { createToolService } from './tools/tool-service.js';
 import { createToolGenerator } from './tools/tool-generator.js';
 import { createSandboxConfigService } from './sandbox/sandbox-config-service.js';
@@ -59,6 +60,7 @@ export function createServices(deps: ServiceDeps) {
   const blocks = createBlockService({ db: deps.db, secrets: deps.secrets, organizations });
   const identities = createIdentityService({ db: deps.db, secrets: deps.secrets, organizations });
   const agentTags = createAgentTagService({ db: deps.db });
+  const agentFiles = createAgentFileService({ db: deps.db, secrets: deps.secrets, models, organizations });
   // One manager per process, so the tools and sandbox-config routes never build the same venv at once.
   const venvs = createVenvManager({ root: defaultVenvRoot() });
   const tools = createToolService({ db: deps.db, secrets: deps.secrets, venvs });
@@ -82,6 +84,7 @@ export function createServices(deps: ServiceDeps) {
     blocks,
     identities,
     agentTags,
+    agentFiles,
     tools,
     toolGenerator,
     sandboxConfigs,

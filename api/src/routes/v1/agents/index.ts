@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppServices } from '../../../services/index.js';
+import { agentFileRoutes } from './agent-files.js';
 import { agentCrudRoutes } from './agents.js';
 import { contextWindowRoutes } from './context.js';
 import { coreMemoryRoutes } from './core-memory.js';
@@ -12,5 +13,6 @@ export function agentRoutes(services: AppServices): FastifyPluginAsync {
     await app.register(coreMemoryRoutes(services));
     await app.register(agentToolRoutes(services));
     await app.register(contextWindowRoutes(services));
+    await app.register(agentFileRoutes(services));
   };
 }

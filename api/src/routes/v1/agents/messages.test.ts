@@ -241,14 +241,15 @@ describe('async runs, cancellation and ordering', () => {
       const text = typeof last?.content === 'string' ? last.content : '';
       return { type: 'text', text: `reply to ${text}`, delayMs: 200 };
     });
-    const [first, second] = await Promise.all([
-      client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'first' }] }),
-      new Promise((resolve) => setTimeout(resolve, 50)).then(() =>
-        client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'second' }] }),
-      ),
-    ]);
-    expect(first.messages[0]).toMatchObject({ content: 'reply to first' });
+    // The async send returns once its run is queued, so "first" has arrived before "second" is sent;
+    // "second" is sent while "first" is still running and must wait for it.
+    const first = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'first' }] });
+    const second = await client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'second' }] });
     expect(second.messages[0]).toMatchObject({ content: 'reply to second' });
+    const firstRun = await Run.query(stack.db).findById(first.id);
+    const secondRun = await Run.query(stack.db).findById(second.messages[0]?.run_id as string);
+    expect(firstRun?.status).toBe('completed');
+    expect(firstRun!.completedAt!.getTime()).toBeLessThanOrEqual(secondRun!.startedAt!.getTime());
     const history = await client.agents.messages.list(agent.id, { order: 'asc' });
     expect(history.items.map((message) => (message as { content?: unknown }).content)).toEqual([
       'first',

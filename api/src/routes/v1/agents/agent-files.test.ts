@@ -1,0 +1,463 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import Letta, { toFile } from '@letta-ai/letta-client';
+import { Agent, AgentBlock, Block, Message, Tool, maskSecret } from '@engram/db';
+import { startScriptedModelServer, startTestStack, type ChatMessage, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import type { AgentFile } from '../../../services/agent-files/agent-file-format.js';
+
+let stack: TestStack;
+let model: ScriptedModelServer;
+let client: Letta;
+/** The llm_config of a real agent of this stack, for hand-written files that must run. */
+let llmConfig: Record<string, unknown>;
+
+beforeAll(async () => {
+  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
+  stack = await startTestStack({ baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }] });
+  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
+  llmConfig = (await client.agents.create({ model: 'openai/gpt-4o-mini' })).llm_config as unknown as Record<string, unknown>;
+});
+
+afterEach(() => model.reset());
+
+afterAll(async () => {
+  await stack?.stop();
+  await model?.close();
+});
+
+const LOOKUP_FACT = `
+def lookup_fact(topic: str) -> str:
+    """Look up a fact about a topic.
+
+    Args:
+        topic: What to look up.
+
+    Returns:
+        The fact.
+    """
+    return f"{topic} are fascinating"
+`;
+
+const OLD_LOOKUP_FACT = `
+def lookup_fact(topic: str) -> str:
+    """Look up a fact, the old way.
+
+    Args:
+        topic: What to look up.
+    """
+    return "old answer"
+`;
+
+const READ_TOKEN = `
+import os
+
+def read_token() -> str:
+    """Returns the library token the tool was given."""
+    return os.environ.get("LIBRARY_TOKEN", "missing")
+`;
+
+const clientFor = (apiKey: string) => new Letta({ apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
+
+/** `exportFile` is typed as a string, but the server answers JSON, which the client parses. */
+async function exportWith(letta: Letta, agentId: string, query: Parameters<Letta['agents']['exportFile']>[1] = {}): Promise<AgentFile> {
+  return (await letta.agents.exportFile(agentId, query)) as unknown as AgentFile;
+}
+
+async function importWith(letta: Letta, document: unknown, params: Omit<Parameters<Letta['agents']['importFile']>[0], 'file'> = {}) {
+  const file = await toFile(Buffer.from(JSON.stringify(document)), 'agent.af', { type: 'application/json' });
+  return letta.agents.importFile({ file, ...params });
+}
+
+/** A browser-style upload: FormData through plain fetch, with the file as a Blob part. */
+function importRaw(apiKey: string, content: string | undefined, fields: Record<string, string> = {}) {
+  const form = new FormData();
+  if (content !== undefined) form.append('file', new Blob([content], { type: 'application/json' }), 'agent.af');
+  for (const [key, value] of Object.entries(fields)) form.append(key, value);
+  return fetch(`${stack.baseUrl}/v1/agents/import`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form });
+}
+
+/** Database ids differ between organizations by design; anything else that differs is a round-trip bug. */
+function withoutDatabaseIds(document: AgentFile): unknown {
+  const { created_at: _exportedAt, ...rest } = document;
+  return JSON.parse(JSON.stringify(rest).replace(/\b(agent|block|tool|message|user|org|project)-[0-9a-f]{8}-[0-9a-f-]{27}\b/g, '$1-<id>'));
+}
+
+async function rowCounts(organizationId: string) {
+  return {
+    agents: await Agent.query(stack.db).where({ organizationId }).resultSize(),
+    blocks: await Block.query(stack.db).where({ organizationId }).resultSize(),
+    tools: await Tool.query(stack.db).where({ organizationId }).resultSize(),
+    messages: await Message.query(stack.db).where({ organizationId }).resultSize(),
+  };
+}
+
+function chatText(message: ChatMessage): string {
+  return typeof message.content === 'string' ? message.content : textOf(message.content ?? []);
+}
+
+function textOf(content: unknown): string {
+  return (content as Array<{ type: string; text?: string }>).map((part) => part.text ?? '').join('');
+}
+
+/** A one-agent file written by hand, as a user would, with optional parts. */
+function handWrittenFile(overrides: { agent?: Record<string, unknown>; blocks?: unknown[]; tools?: unknown[] } = {}) {
+  return {
+    agents: [{ id: 'agent-0', name: 'hand-written', llm_config: llmConfig, block_ids: [], tool_ids: [], ...overrides.agent }],
+    blocks: overrides.blocks ?? [],
+    tools: overrides.tools ?? [],
+  };
+}
+
+describe('export → import into another organization → export', () => {
+  let sourceAgentId: string;
+  let exported: AgentFile;
+
+  beforeAll(async () => {
+    const tool = await client.tools.create({ source_code: LOOKUP_FACT });
+    const agent = await client.agents.create({
+      model: 'openai/gpt-4o-mini',
+      name: 'librarian',
+      description: 'Answers questions about books',
+      tags: ['books', 'export-test'],
+      metadata: { shelf: 3 },
+      timezone: 'Europe/Paris',
+      memory_blocks: [
+        { label: 'persona', value: 'I am a careful librarian.' },
+        { label: 'human', value: 'The reader is named Ada.', limit: 5000 },
+      ],
+      tool_ids: [tool.id],
+      tool_rules: [{ type: 'max_count_per_step', tool_name: 'lookup_fact', max_count_limit: 2 }],
+      secrets: { LIBRARY_TOKEN: 'tok-very-secret-1234' },
+    } as Parameters<typeof client.agents.create>[0]);
+    sourceAgentId = agent.id;
+    model.enqueue(
+      { type: 'tool_calls', calls: [{ id: 'call_owls', name: 'lookup_fact', arguments: { topic: 'owls' } }] },
+      { type: 'text', text: 'Owls are fascinating.' },
+    );
+    await client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'Tell me about owls' }] });
+    exported = await exportWith(client, agent.id);
+  });
+
+  it('exports the agent with file-local ids, its blocks, tools and history, and no secret values or database ids', async () => {
+    const [agent] = exported.agents;
+    expect(exported.agents).toHaveLength(1);
+    expect(agent).toMatchObject({
+      id: 'agent-0',
+      name: 'librarian',
+      description: 'Answers questions about books',
+      tags: ['books', 'export-test'],
+      metadata: { shelf: 3 },
+      timezone: 'Europe/Paris',
+      tool_rules: [{ type: 'max_count_per_step', tool_name: 'lookup_fact', max_count_limit: 2 }],
+      block_ids: ['block-0', 'block-1'],
+      tool_exec_environment_variables: [{ key: 'LIBRARY_TOKEN', description: null }],
+    });
+    expect(exported.blocks.map(({ id, label, value, limit }) => ({ id, label, value, limit }))).toEqual([
+      { id: 'block-0', label: 'persona', value: 'I am a careful librarian.', limit: expect.any(Number) },
+      { id: 'block-1', label: 'human', value: 'The reader is named Ada.', limit: 5000 },
+    ]);
+    expect(agent!.tool_ids).toEqual(exported.tools.map((_, index) => `tool-${index}`));
+    const lookup = exported.tools.find((tool) => tool.name === 'lookup_fact');
+    expect(lookup).toMatchObject({ tool_type: 'custom', source_type: 'python', source_code: LOOKUP_FACT });
+    expect(exported.tools.filter((tool) => tool.tool_type !== 'custom').every((tool) => tool.source_code === null)).toBe(true);
+
+    // The history in order, without the compiled system prompt; all of it is in context.
+    expect(agent!.messages.some((message) => message.role === 'system')).toBe(false);
+    expect(textOf(agent!.messages[0]!.content)).toContain('Tell me about owls');
+    const toolReturn = agent!.messages.find((message) => message.role === 'tool');
+    expect(toolReturn?.tool_returns?.[0]).toMatchObject({ tool_call_id: 'call_owls', status: 'success', func_response: expect.stringContaining('owls are fascinating') });
+    expect(agent!.in_context_message_indices).toEqual(agent!.messages.map((_, index) => index));
+
+    const text = JSON.stringify(exported);
+    expect(text).not.toContain('tok-very-secret-1234');
+    expect(text).not.toMatch(/\b(agent|block|tool|message|user|org|project)-[0-9a-f]{8}-/);
+    expect(exported).toMatchObject({ groups: [], files: [], sources: [], mcp_servers: [], metadata: { engram_version: expect.any(String) } });
+  });
+
+  it('is served as indented JSON', async () => {
+    const response = await fetch(`${stack.baseUrl}/v1/agents/${sourceAgentId}/export`, { headers: { authorization: `Bearer ${stack.apiKey}` } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await response.text()).toMatch(/^\{\n {2}"agents": \[/);
+  });
+
+  it('imports into another organization and exports again to the same document, ids aside', async () => {
+    const other = await stack.createTenant();
+    const otherClient = clientFor(other.apiKey.key);
+    const imported = await importWith(otherClient, exported);
+    expect(imported.agent_ids).toHaveLength(1);
+    const importedId = imported.agent_ids[0]!;
+    expect(importedId).not.toBe(sourceAgentId);
+
+    const reExported = await exportWith(otherClient, importedId);
+    expect(withoutDatabaseIds(reExported)).toEqual(withoutDatabaseIds(exported));
+
+    // New rows of the other organization, not links to the source's.
+    const agent = await otherClient.agents.retrieve(importedId, { include: ['agent.tools', 'agent.blocks'] });
+    const sourceTool = await Tool.query(stack.db).findOne({ organizationId: stack.tenant.organizationId, name: 'lookup_fact' });
+    const importedTool = agent.tools.find((tool) => tool.name === 'lookup_fact');
+    expect(importedTool?.id).toBeDefined();
+    expect(importedTool?.id).not.toBe(sourceTool!.id);
+    expect(await Tool.query(stack.db).findById(importedTool!.id!)).toMatchObject({ organizationId: other.organizationId });
+    expect((await Agent.query(stack.db).findById(importedId))?.projectId).toBe(other.projectId);
+  });
+
+  it('gives an agent that runs: its memory, tools and history reach the model', async () => {
+    const other = await stack.createTenant();
+    const otherClient = clientFor(other.apiKey.key);
+    const [importedId] = (await importWith(otherClient, exported)).agent_ids;
+
+    model.enqueue(
+      { type: 'tool_calls', calls: [{ id: 'call_bats', name: 'lookup_fact', arguments: { topic: 'bats' } }] },
+      { type: 'text', text: 'Bats are fascinating too.' },
+    );
+    const response = await otherClient.agents.messages.create(importedId!, { messages: [{ role: 'user', content: 'And bats?' }] });
+    expect(response.messages.map((message) => message.message_type)).toEqual(['tool_call_message', 'tool_return_message', 'assistant_message']);
+    expect(response.messages[1]).toMatchObject({ status: 'success', tool_return: 'bats are fascinating' });
+
+    const [request] = model.requests;
+    const systemPrompt = chatText(request!.messages[0]!);
+    expect(systemPrompt).toContain('I am a careful librarian.');
+    expect(systemPrompt).toContain(`Agent ID: ${importedId}`);
+    const history = JSON.stringify(request!.messages.slice(1));
+    expect(history).toContain('Tell me about owls');
+    expect(history).toContain('Owls are fascinating.');
+    expect(request!.tools?.map((tool) => tool.function.name)).toContain('lookup_fact');
+  });
+
+  it('leaves the history out with scrub_messages on export and strip_messages on import', async () => {
+    const scrubbed = await exportWith(client, sourceAgentId, { scrub_messages: true });
+    expect(scrubbed.agents[0]).toMatchObject({ messages: [], in_context_message_indices: [] });
+
+    const other = await stack.createTenant();
+    const response = await importRaw(other.apiKey.key, JSON.stringify(exported), { strip_messages: 'true' });
+    expect(response.status).toBe(200);
+    const { agent_ids: [agentId] } = (await response.json()) as { agent_ids: string[] };
+    const agent = await Agent.query(stack.db).findById(agentId!);
+    const messages = await Message.query(stack.db).where({ agentId: agentId! });
+    expect(messages.map((message) => message.role)).toEqual(['system']);
+    expect(agent!.messageIds).toEqual([messages[0]!.id]);
+    expect(textOf(messages[0]!.content)).toContain('I am a careful librarian.');
+  });
+
+  it('renames with name, override_name and append_copy_suffix', async () => {
+    const other = clientFor((await stack.createTenant()).apiKey.key);
+    const nameOf = async (params: Parameters<typeof importWith>[2]) =>
+      (await other.agents.retrieve((await importWith(other, exported, params)).agent_ids[0]!)).name;
+
+    expect(await nameOf({})).toBe('librarian');
+    expect(await nameOf({ append_copy_suffix: true })).toBe('librarian_copy');
+    expect(await nameOf({ name: 'archivist' })).toBe('archivist');
+    expect(await nameOf({ override_name: 'curator' })).toBe('curator');
+    expect(await nameOf({ name: 'archivist', append_copy_suffix: true })).toBe('archivist_copy');
+    await expect(importWith(other, exported, { name: 'bad/name' })).rejects.toMatchObject({ status: 422 });
+  });
+
+  it('keeps or replaces an existing custom tool of the same name, as override_existing_tools says', async () => {
+    const tenant = await stack.createTenant();
+    const other = clientFor(tenant.apiKey.key);
+    const existing = await other.tools.create({ source_code: OLD_LOOKUP_FACT });
+
+    const kept = await importWith(other, exported, { override_existing_tools: false });
+    const keptAgent = await other.agents.retrieve(kept.agent_ids[0]!, { include: ['agent.tools'] });
+    expect(keptAgent.tools.find((tool) => tool.name === 'lookup_fact')?.id).toBe(existing.id);
+    expect((await other.tools.retrieve(existing.id)).source_code).toBe(OLD_LOOKUP_FACT);
+
+    const replaced = await importWith(other, exported, { override_existing_tools: true });
+    const replacedAgent = await other.agents.retrieve(replaced.agent_ids[0]!, { include: ['agent.tools'] });
+    expect(replacedAgent.tools.find((tool) => tool.name === 'lookup_fact')?.id).toBe(existing.id);
+    expect((await other.tools.retrieve(existing.id)).source_code).toBe(LOOKUP_FACT);
+    expect(await Tool.query(stack.db).where({ organizationId: tenant.organizationId, name: 'lookup_fact' }).resultSize()).toBe(1);
+  });
+
+  it("answers 404 for another organization's agent", async () => {
+    const other = await stack.createTenant();
+    const response = await fetch(`${stack.baseUrl}/v1/agents/${sourceAgentId}/export`, { headers: { authorization: `Bearer ${other.apiKey.key}` } });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ detail: 'Agent not found' });
+    await expect(exportWith(clientFor(other.apiKey.key), sourceAgentId)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('refuses the legacy format on export and an unknown conversation', async () => {
+    await expect(exportWith(client, sourceAgentId, { use_legacy_format: true })).rejects.toMatchObject({ status: 400 });
+    await expect(exportWith(client, sourceAgentId, { conversation_id: 'conv-nope' })).rejects.toMatchObject({ status: 404 });
+    expect((await exportWith(client, sourceAgentId, { conversation_id: 'default' })).agents[0]!.messages).toEqual(exported.agents[0]!.messages);
+  });
+});
+
+describe('secrets on import', () => {
+  it('seals env_vars_json and secrets at rest, hands them to the tool sandbox, and never exports them', async () => {
+    const tenant = await stack.createTenant();
+    const file = handWrittenFile({
+      agent: { tool_ids: ['tool-0'], tool_exec_environment_variables: [{ key: 'LIBRARY_TOKEN', description: 'Token of the library API' }] },
+      tools: [{ id: 'tool-0', name: 'read_token', source_code: READ_TOKEN }],
+    });
+    const response = await importRaw(tenant.apiKey.key, JSON.stringify(file), {
+      env_vars_json: JSON.stringify({ LIBRARY_TOKEN: 'tok-from-env-vars-5678', EXTRA_SETTING: 'on' }),
+    });
+    expect(response.status).toBe(200);
+    const { agent_ids: [agentId] } = (await response.json()) as { agent_ids: string[] };
+
+    const stored = (await Agent.query(stack.db).findById(agentId!))!.toolExecEnvironmentVariables;
+    expect(stored.map(({ key, description }) => ({ key, description }))).toEqual([
+      { key: 'LIBRARY_TOKEN', description: 'Token of the library API' },
+      { key: 'EXTRA_SETTING', description: null },
+    ]);
+    for (const variable of stored) {
+      expect(variable.value).toMatch(/^v1:/);
+      expect(variable.value).not.toContain('tok-from-env-vars-5678');
+    }
+    const other = clientFor(tenant.apiKey.key);
+    const withSecrets = await other.agents.retrieve(agentId!, { include: ['agent.secrets'] });
+    expect(withSecrets.secrets?.find((secret) => secret.key === 'LIBRARY_TOKEN')?.value).toBe(maskSecret('tok-from-env-vars-5678'));
+
+    const reExported = JSON.stringify(await exportWith(other, agentId!));
+    expect(reExported).not.toContain('tok-from-env-vars-5678');
+    expect(JSON.parse(reExported).agents[0].tool_exec_environment_variables).toEqual([
+      { key: 'LIBRARY_TOKEN', description: 'Token of the library API' },
+      { key: 'EXTRA_SETTING', description: null },
+    ]);
+
+    model.enqueue({ type: 'tool_calls', calls: [{ id: 'call_token', name: 'read_token', arguments: {} }] }, { type: 'text', text: 'Got it.' });
+    const run = await other.agents.messages.create(agentId!, { messages: [{ role: 'user', content: 'Which token do you have?' }] });
+    expect(run.messages[1]).toMatchObject({ message_type: 'tool_return_message', status: 'success', tool_return: 'tok-from-env-vars-5678' });
+  });
+
+  it('lets secrets win over env_vars_json, and refuses a value that is not a JSON object of strings', async () => {
+    const tenant = await stack.createTenant();
+    const other = clientFor(tenant.apiKey.key);
+    const { agent_ids: [agentId] } = await importWith(other, handWrittenFile(), {
+      env_vars_json: JSON.stringify({ TOKEN: 'from-env-vars' }),
+      secrets: JSON.stringify({ TOKEN: 'from-secrets-value' }),
+    });
+    const agent = await other.agents.retrieve(agentId!, { include: ['agent.secrets'] });
+    expect(agent.secrets?.map(({ key, value }) => ({ key, value }))).toEqual([{ key: 'TOKEN', value: maskSecret('from-secrets-value') }]);
+
+    const before = await rowCounts(tenant.organizationId);
+    const response = await importRaw(tenant.apiKey.key, JSON.stringify(handWrittenFile()), { secrets: '{"TOKEN": 42}' });
+    expect(response.status).toBe(422);
+    expect(((await response.json()) as { detail: Array<{ loc: unknown[] }> }).detail[0]!.loc).toEqual(['body', 'secrets', 'TOKEN']);
+    expect(await rowCounts(tenant.organizationId)).toEqual(before);
+  });
+});
+
+describe('importing a file that is not a valid agent file', () => {
+  const freshTool = { id: 'tool-0', name: 'fresh_tool', source_code: 'def fresh_tool() -> str:\n    """Says hi."""\n    return "hi"\n' };
+  const customSendMessage = {
+    id: 'tool-1',
+    name: 'send_message',
+    source_code: 'def send_message(message: str) -> str:\n    """Sends.\n\n    Args:\n        message: The text.\n    """\n    return message\n',
+  };
+  // Files are built per test: the hand-written ones need the stack's llm_config.
+  const cases: Array<{ what: string; file: () => string | undefined; loc: unknown[]; msg: RegExp }> = [
+    { what: 'malformed JSON', file: () => '{"agents": [', loc: ['body', 'file'], msg: /not valid JSON/ },
+    { what: 'no file', file: () => undefined, loc: ['body', 'file'], msg: /file is required/ },
+    { what: 'neither agents nor a legacy agent', file: () => JSON.stringify({ hello: 'world' }), loc: ['body', 'file'], msg: /Not an agent file/ },
+    { what: 'a JSON array', file: () => '[]', loc: ['body', 'file'], msg: /Not an agent file/ },
+    {
+      what: 'a field of the wrong type',
+      file: () => JSON.stringify(handWrittenFile({ agent: { tags: 'books' } })),
+      loc: ['body', 'file', 'agents', 0, 'tags'],
+      msg: /expected array, received string/,
+    },
+    {
+      what: 'a dangling tool reference',
+      file: () => JSON.stringify(handWrittenFile({ agent: { tool_ids: ['tool-7'] } })),
+      loc: ['body', 'file', 'agents', 0, 'tool_ids', 0],
+      msg: /No tool has the id 'tool-7'/,
+    },
+    {
+      what: 'a block value over its limit',
+      file: () =>
+        JSON.stringify(handWrittenFile({ agent: { block_ids: ['block-0'] }, blocks: [{ id: 'block-0', label: 'persona', value: 'x'.repeat(11), limit: 10 }] })),
+      loc: ['body', 'file', 'blocks', 0, 'value'],
+      msg: /over the block's limit of 10/,
+    },
+    {
+      what: 'groups, which cannot be imported yet',
+      file: () => JSON.stringify({ ...handWrittenFile(), groups: [{ id: 'group-0' }] }),
+      loc: ['body', 'file', 'groups'],
+      msg: /Groups in agent files cannot be imported/,
+    },
+    {
+      what: 'a custom tool named like a built-in one, found after another tool was written',
+      file: () => JSON.stringify(handWrittenFile({ agent: { tool_ids: ['tool-0', 'tool-1'] }, tools: [freshTool, customSendMessage] })),
+      loc: ['body', 'file', 'tools', 1],
+      msg: /built-in tool/,
+    },
+    {
+      what: 'a legacy agent without a name',
+      file: () => JSON.stringify({ llm_config: llmConfig, memory: { blocks: [] } }),
+      loc: ['body', 'file', 'name'],
+      msg: /expected string/,
+    },
+  ];
+
+  it.each(cases)('answers 422 for $what and creates nothing', async ({ file, loc, msg }) => {
+    const tenant = await stack.createTenant();
+    const before = await rowCounts(tenant.organizationId);
+    const response = await importRaw(tenant.apiKey.key, file());
+    expect(response.status).toBe(422);
+    const { detail } = (await response.json()) as { detail: Array<{ loc: unknown[]; msg: string }> };
+    expect(detail[0]!.loc).toEqual(loc);
+    expect(detail[0]!.msg).toMatch(msg);
+    expect(await rowCounts(tenant.organizationId)).toEqual(before);
+  });
+
+  it('answers 422 through the client too', async () => {
+    const file = await toFile(Buffer.from('not json at all'), 'agent.af');
+    await expect(client.agents.importFile({ file })).rejects.toMatchObject({ status: 422 });
+  });
+});
+
+describe('other shapes of agent file', () => {
+  it('imports the legacy single-agent form, dropping its compiled system message', async () => {
+    const tenant = await stack.createTenant();
+    const legacy = {
+      name: 'old-timer',
+      system: 'You are a vintage assistant.',
+      llm_config: llmConfig,
+      memory: { blocks: [{ label: 'persona', value: 'Vintage and proud.' }] },
+      tools: [{ name: 'send_message', tool_type: 'letta_core' }],
+      messages: [
+        { role: 'system', content: 'the old compiled prompt' },
+        { role: 'user', content: 'hello from the past', created_at: '2024-05-01T10:00:00Z' },
+      ],
+      in_context_message_indices: [0, 1],
+    };
+    const { agent_ids: [agentId] } = await importWith(clientFor(tenant.apiKey.key), legacy);
+
+    const agent = await Agent.query(stack.db).findById(agentId!);
+    expect(agent).toMatchObject({ name: 'old-timer', system: 'You are a vintage assistant.' });
+    const messages = await Message.query(stack.db).where({ agentId: agentId! }).orderBy('sequence');
+    expect(messages.map((message) => [message.role, textOf(message.content).slice(0, 30)])).toEqual([
+      ['system', expect.stringContaining('You are a vintage assistant.')],
+      ['user', 'hello from the past'],
+    ]);
+    expect(messages[1]!.createdAt.toISOString()).toBe('2024-05-01T10:00:00.000Z');
+    expect(agent!.messageIds).toEqual(messages.map((message) => message.id));
+    const blocks = await Block.query(stack.db).where({ organizationId: tenant.organizationId });
+    expect(blocks.map(({ label, value }) => ({ label, value }))).toEqual([{ label: 'persona', value: 'Vintage and proud.' }]);
+    const sendMessage = await Tool.query(stack.db).findOne({ organizationId: tenant.organizationId, name: 'send_message' });
+    expect(sendMessage?.toolType).toBe('letta_core');
+  });
+
+  it('keeps a block shared by two agents of one file as one block', async () => {
+    const tenant = await stack.createTenant();
+    const file = {
+      agents: [
+        { id: 'agent-0', name: 'first', llm_config: llmConfig, block_ids: ['block-0'] },
+        { id: 'agent-1', name: 'second', llm_config: llmConfig, block_ids: ['block-0'] },
+      ],
+      blocks: [{ id: 'block-0', label: 'team', value: 'We share this.' }],
+    };
+    const response = await importRaw(tenant.apiKey.key, JSON.stringify(file));
+    expect(response.status).toBe(200);
+    const { agent_ids: agentIds } = (await response.json()) as { agent_ids: string[] };
+    expect(agentIds).toHaveLength(2);
+
+    const blocks = await Block.query(stack.db).where({ organizationId: tenant.organizationId });
+    expect(blocks).toHaveLength(1);
+    const links = await AgentBlock.query(stack.db).where({ blockId: blocks[0]!.id });
+    expect(links.map((link) => link.agentId).sort()).toEqual([...agentIds].sort());
+  });
+});
