@@ -3,6 +3,7 @@ import * as tenancy from './20261121000000_tenancy.js';
 import * as agentRuntime from './20261121010000_agent_runtime.js';
 import * as identities from './20261121030000_identities.js';
 import * as sandbox from './20261121040000_sandbox.js';
+import * as mcp from './20261121060000_mcp.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -12,4 +13,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261121010000_agent_runtime', agentRuntime],
   ['20261121030000_identities', identities],
   ['20261121040000_sandbox', sandbox],
+  ['20261121060000_mcp', mcp],
 ];

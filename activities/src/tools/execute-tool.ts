@@ -1,6 +1,9 @@
 import { Agent, Tool, type Database, type SecretBox } from '@engram/db';
 import { createVenvManager } from './sandbox/venv.js';
 import { createToolRunner, defaultVenvRoot, openSecret, truncateToolReturn, UnreadableSecretError } from './tool-runner.js';
+import { createMcpConnectionPool, type McpConnectionPool } from '../mcp/connection-pool.js';
+import { createMcpToolExecutor } from '../mcp/execute-mcp-tool.js';
+import { MCP_TOOL_TYPE } from '../mcp/registered-tool.js';
 
 export type ExecuteToolInput = {
   organizationId: string;
@@ -18,6 +21,8 @@ export type ExecuteToolDeps = {
   secrets: SecretBox;
   /** Where per-sandbox-config virtualenvs are kept; a directory under the OS temp dir by default. */
   venvRoot?: string;
+  /** The process's MCP connections; a pool of this executor's own unless the composition root shares one. */
+  mcpConnections?: McpConnectionPool;
 };
 
 /** Added by the agent loop to memgpt-style tool schemas; the tool itself never declares it. */
@@ -34,6 +39,7 @@ const failure = (funcResponse: string): ExecuteToolResult => ({ status: 'error',
 export function createExecuteTool(deps: ExecuteToolDeps) {
   const { db, secrets } = deps;
   const runner = createToolRunner({ db, secrets, venvs: createVenvManager({ root: deps.venvRoot ?? defaultVenvRoot() }) });
+  const executeMcpTool = createMcpToolExecutor({ db, secrets, connections: deps.mcpConnections ?? createMcpConnectionPool() });
 
   return async function executeTool(input: ExecuteToolInput): Promise<ExecuteToolResult> {
     const { organizationId, agentId, toolName } = input;
@@ -46,6 +52,12 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
       .select('tools.*')
       .first();
     if (!tool) return failure(`Error: tool '${toolName}' is not one of this agent's tools`);
+    const declaresHeartbeat = Object.hasOwn(tool.jsonSchema.parameters?.properties ?? {}, HEARTBEAT_ARGUMENT);
+    const args = Object.fromEntries(Object.entries(input.arguments).filter(([name]) => declaresHeartbeat || name !== HEARTBEAT_ARGUMENT));
+    if (tool.toolType === MCP_TOOL_TYPE) {
+      const outcome = await executeMcpTool(organizationId, tool, args);
+      return { status: outcome.status, funcResponse: truncateToolReturn(outcome.funcReturn, tool.returnCharLimit), stdout: [], stderr: [] };
+    }
     if (tool.toolType !== 'custom') return failure(`Error: '${toolName}' is a ${tool.toolType} tool; it is not run in a sandbox`);
     if (!tool.sourceCode) return failure(`Error executing function ${toolName}: the tool has no source code`);
 
@@ -60,8 +72,6 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
       return failure(truncateToolReturn(`Error executing function ${toolName}: ${error.message}`, tool.returnCharLimit));
     }
 
-    const declaresHeartbeat = Object.hasOwn(tool.jsonSchema.parameters?.properties ?? {}, HEARTBEAT_ARGUMENT);
-    const args = Object.fromEntries(Object.entries(input.arguments).filter(([name]) => declaresHeartbeat || name !== HEARTBEAT_ARGUMENT));
     const outcome = await runner.run({
       organizationId,
       language: tool.sourceType,

@@ -18,6 +18,8 @@ import { createBlockService } from './blocks/block-service.js';
 import { createIdentityService } from './identities/identity-service.js';
 import { createAgentTagService } from './identities/agent-tag-service.js';
 import { createModelService } from './models/model-service.js';
+import { createMcpConnectionPool, type McpConnectionPool } from '@engram/activities/mcp/connection-pool';
+import { createMcpServices } from './mcp/index.js';
 import { createAgentFileService } from './agent-files/agent-file-service.js';
 import { createToolService } from './tools/tool-service.js';
 import { createToolGenerator } from './tools/tool-generator.js';
@@ -36,6 +38,8 @@ export type ServiceDeps = {
   secrets: SecretBox;
   baseProviders: BaseProvider[];
   notifications: NotificationHub;
+  /** The process's MCP connections (tests pass one with short timeouts); one is made otherwise. */
+  mcpConnections?: McpConnectionPool;
 };
 
 /** Services are shared by the `/v1` and console routes; built once per process. */
@@ -60,6 +64,7 @@ export function createServices(deps: ServiceDeps) {
   const blocks = createBlockService({ db: deps.db, secrets: deps.secrets, organizations });
   const identities = createIdentityService({ db: deps.db, secrets: deps.secrets, organizations });
   const agentTags = createAgentTagService({ db: deps.db });
+  const mcp = createMcpServices({ db: deps.db, secrets: deps.secrets, agentTools, connections: deps.mcpConnections ?? createMcpConnectionPool() });
   const agentFiles = createAgentFileService({ db: deps.db, secrets: deps.secrets, models, organizations });
   // One manager per process, so the tools and sandbox-config routes never build the same venv at once.
   const venvs = createVenvManager({ root: defaultVenvRoot() });
@@ -84,6 +89,7 @@ export function createServices(deps: ServiceDeps) {
     blocks,
     identities,
     agentTags,
+    ...mcp,
     agentFiles,
     tools,
     toolGenerator,

@@ -17,6 +17,8 @@ export {
   type ModalSandboxSettings,
   type SandboxPipRequirement,
 } from './sandbox-config.js';
+export { McpServer, MCP_SERVER_TYPES, newMcpServerId, type McpServerType } from './mcp-server.js';
+export { McpOAuthSession, newMcpOAuthSessionId, type McpOAuthSessionStatus } from './mcp-oauth-session.js';
 export { Provider } from './provider.js';
 export { Run, RunEvent, type RunStatus, type RunUsage } from './run.js';
 export { Step } from './step.js';

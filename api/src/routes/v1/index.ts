@@ -15,6 +15,8 @@ import { identityRoutes } from './identities.js';
 import { tagRoutes } from './tags.js';
 import { toolRoutes } from './tools.js';
 import { sandboxConfigRoutes } from './sandbox-config.js';
+import { toolsMcpRoutes } from './tools-mcp.js';
+import { mcpServerRoutes } from './mcp-servers.js';
 
 /** The `/v1` agent API: every route below is authenticated by API key and scoped to its organization. */
 export type V1Settings = { version: string; pingIntervalMs: number; pollIntervalMs: number };
@@ -36,5 +38,7 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     await app.register(tagRoutes(services));
     await app.register(toolRoutes(services));
     await app.register(sandboxConfigRoutes(services));
+    await app.register(toolsMcpRoutes(services));
+    await app.register(mcpServerRoutes(services));
   };
 }

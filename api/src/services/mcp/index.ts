@@ -1,0 +1,19 @@
+import type { Database, SecretBox } from '@engram/db';
+import type { McpConnectionPool } from '@engram/activities/mcp/connection-pool';
+import type { AgentToolService } from '../agents/agent-tools-service.js';
+import { createMcpOAuthService } from './mcp-oauth-service.js';
+import { createMcpServerService } from './mcp-server-service.js';
+import { createMcpToolRegistry } from './mcp-tool-registry.js';
+import { createMcpToolService } from './mcp-tool-service.js';
+
+export type McpServiceDeps = { db: Database; secrets: SecretBox; connections: McpConnectionPool; agentTools: AgentToolService };
+
+/** MCP tool servers, their tools and their OAuth flows, over the process's one connection pool. */
+export function createMcpServices(deps: McpServiceDeps) {
+  const { db, secrets, connections } = deps;
+  const registry = createMcpToolRegistry({ db });
+  const mcpServers = createMcpServerService({ db, secrets, connections, registry });
+  const mcpTools = createMcpToolService({ db, connections, servers: mcpServers, registry, agentTools: deps.agentTools });
+  const mcpOAuth = createMcpOAuthService({ db, secrets, connections, servers: mcpServers, registry });
+  return { mcpConnections: connections, mcpServers, mcpTools, mcpOAuth };
+}

@@ -1,0 +1,131 @@
+import type { Database, McpServer, Tool } from '@engram/db';
+import type { McpTool } from '@engram/activities/mcp/connection';
+import { probeMcpServer, type McpConnectionPool } from '@engram/activities/mcp/connection-pool';
+import { McpServerError } from '@engram/activities/mcp/errors';
+import { mcpToolLink } from '@engram/activities/mcp/registered-tool';
+import { requestHeaders } from '@engram/activities/mcp/server-target';
+import { assessToolHealth, type McpToolHealth } from '@engram/activities/mcp/tool-health';
+import { toolOutcome } from '@engram/activities/mcp/tool-result';
+import type { McpTransportConfig } from '@engram/activities/mcp/transport-config';
+import { BadRequestError, NotFoundError } from '../../errors.js';
+import type { RequestContext } from '../../http/request-context.js';
+import type { AgentToolService } from '../agents/agent-tools-service.js';
+import { findAgent } from '../agents/agent-views.js';
+import { mcpHttpError, talkingToMcp } from './mcp-errors.js';
+import type { McpServerConfigInput } from './mcp-server-input.js';
+import type { McpServerService } from './mcp-server-service.js';
+import type { McpToolRegistry, ToolSyncSummary } from './mcp-tool-registry.js';
+
+export type McpToolServiceDeps = {
+  db: Database;
+  connections: McpConnectionPool;
+  servers: McpServerService;
+  registry: McpToolRegistry;
+  agentTools: Pick<AgentToolService, 'attachTool'>;
+};
+
+export type CheckedMcpTool = { tool: McpTool; health: McpToolHealth };
+
+/** `ToolExecutionResult`: an MCP tool has no sandbox, so no output streams and no fingerprint. */
+export type McpToolExecutionResult = {
+  status: 'success' | 'error';
+  func_return: string;
+  agent_state: null;
+  stdout: string[];
+  stderr: string[];
+  sandbox_config_fingerprint: null;
+};
+
+/** The transport config of a server that is only being tried out (not stored). */
+export function transportConfigOf(config: McpServerConfigInput): McpTransportConfig {
+  if (config.type === 'stdio') return { type: 'stdio', command: config.command, args: config.args, env: config.env ?? {} };
+  return { type: config.type, url: config.serverUrl, headers: requestHeaders(config.authHeader, config.authToken, config.customHeaders ?? {}) };
+}
+
+/**
+ * The tools of MCP servers: discovering them live (each listing is a health check), registering
+ * them as Engram tools, resyncing those, and running tools directly. An unreachable server is a
+ * 502, a slow one a 408.
+ */
+export function createMcpToolService(deps: McpToolServiceDeps) {
+  const { connections, servers, registry } = deps;
+
+  /** Lists the server's tools live and records the check, whichever way it went. */
+  async function check(ctx: RequestContext, server: McpServer): Promise<McpTool[]> {
+    try {
+      const live = await connections.listTools(servers.targetFor(server));
+      await registry.recordListed(ctx, server, live);
+      return live;
+    } catch (error) {
+      if (!(error instanceof McpServerError)) throw error;
+      await registry.recordUnreachable(server, error.message);
+      throw mcpHttpError(error);
+    }
+  }
+
+  async function run(server: McpServer, toolName: string, args: Record<string, unknown>): Promise<McpToolExecutionResult> {
+    const outcome = toolOutcome(await talkingToMcp(() => connections.callTool(servers.targetFor(server), toolName, args)));
+    return { status: outcome.status, func_return: outcome.funcReturn, agent_state: null, stdout: [], stderr: [], sandbox_config_fingerprint: null };
+  }
+
+  async function registeredTool(ctx: RequestContext, server: McpServer, toolId: string): Promise<Tool> {
+    const tool = await registry.findRegisteredTool(ctx.organizationId, server.id, toolId);
+    if (!tool) throw new NotFoundError('Tool');
+    return tool;
+  }
+
+  return {
+    /** `GET /tools/mcp/servers/{name}/tools`: live discovery, with each tool's schema health. */
+    async listLive(ctx: RequestContext, server: McpServer): Promise<CheckedMcpTool[]> {
+      return (await check(ctx, server)).map((tool) => ({ tool, health: assessToolHealth(tool) }));
+    },
+
+    /** Registers one of the server's tools as an Engram tool, which agents then attach by id. */
+    async register(ctx: RequestContext, server: McpServer, toolName: string): Promise<Tool> {
+      const live = await check(ctx, server);
+      const tool = live.find((candidate) => candidate.name === toolName);
+      if (!tool) {
+        throw new BadRequestError(`Tool ${toolName} not found in MCP server ${server.serverName} - available tools: ${live.map((candidate) => candidate.name).join(', ')}`);
+      }
+      return registry.register(ctx, server, tool);
+    },
+
+    /**
+     * Resyncs the registered tools with the server: removes the ones it no longer has, refreshes the
+     * others and registers new ones, attaching those to `agentId` when given.
+     */
+    async resync(ctx: RequestContext, server: McpServer, agentId: string | undefined): Promise<ToolSyncSummary> {
+      if (agentId !== undefined) await findAgent(deps.db, ctx.organizationId, agentId);
+      const live = await check(ctx, server);
+      const { summary, addedToolIds } = await registry.sync(ctx, server, live, { addNew: true });
+      if (agentId !== undefined) {
+        for (const toolId of addedToolIds) await deps.agentTools.attachTool(ctx, agentId, toolId);
+      }
+      return summary;
+    },
+
+    async listRegistered(ctx: RequestContext, server: McpServer): Promise<Tool[]> {
+      return registry.registeredTools(ctx.organizationId, server.id).orderBy([{ column: 'createdAt' }, { column: 'id' }]);
+    },
+
+    getRegistered: registeredTool,
+
+    /** Runs a tool of the server by its name there, registered or not. */
+    runByName(server: McpServer, toolName: string, args: Record<string, unknown>): Promise<McpToolExecutionResult> {
+      return run(server, toolName, args);
+    },
+
+    async runRegistered(ctx: RequestContext, server: McpServer, toolId: string, args: Record<string, unknown>): Promise<McpToolExecutionResult> {
+      const tool = await registeredTool(ctx, server, toolId);
+      return run(server, mcpToolLink(tool.metadata)?.tool_name ?? tool.name, args);
+    },
+
+    /** Connects to a configuration without storing it and lists its tools. */
+    async test(serverName: string, config: McpServerConfigInput): Promise<CheckedMcpTool[]> {
+      const live = await talkingToMcp(() => probeMcpServer(transportConfigOf(config), serverName, connections.timeouts));
+      return live.map((tool) => ({ tool, health: assessToolHealth(tool) }));
+    },
+  };
+}
+
+export type McpToolService = ReturnType<typeof createMcpToolService>;
