@@ -4,9 +4,11 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { ApiConfig } from './config.js';
+import { registerAccessControl } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import type { AppServices } from './services/index.js';
 import { v1Routes } from './routes/v1/index.js';
+import { consoleRoutes } from './routes/console/index.js';
 
 export type AppDeps = {
   config: ApiConfig;
@@ -29,6 +31,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app);
+  // Before any route: it sees every route as it is added and guards all of them.
+  registerAccessControl(app, { tenantGuard: deps.services.tenantGuard });
   // An empty body with a JSON content type (curl -XDELETE -H 'content-type: application/json') means "no body".
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
@@ -60,5 +64,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     { prefix: '/v1' },
   );
+  await app.register(consoleRoutes(deps.services), { prefix: '/api' });
   return app;
 }

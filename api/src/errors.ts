@@ -114,3 +114,22 @@ export class ServiceUnavailableError extends AppError {
     super('service_unavailable', detail);
   }
 }
+
+/**
+ * A console API (`/api`) error carrying one of the spec's `errorCode` values, rendered
+ * `{message, errorCode, ...extra}` (e.g. `tooEarly` adds `nextResendTime`).
+ */
+export class ConsoleError extends AppError {
+  constructor(
+    kind: ErrorKind,
+    readonly errorCode: string,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(kind, message);
+  }
+}
+
+/** The spec's console errors are mostly `400 {errorCode}`. */
+export const badRequest = (errorCode: string, message: string, extra?: Record<string, unknown>) =>
+  new ConsoleError('bad_request', errorCode, message, extra);

@@ -3,7 +3,9 @@ import * as tenancy from './20261121000000_tenancy.js';
 import * as agentRuntime from './20261121010000_agent_runtime.js';
 import * as identities from './20261121030000_identities.js';
 import * as sandbox from './20261121040000_sandbox.js';
+import * as archival from './20261121050000_archival.js';
 import * as mcp from './20261121060000_mcp.js';
+import * as accounts from './20261122000000_accounts.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -13,5 +15,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261121010000_agent_runtime', agentRuntime],
   ['20261121030000_identities', identities],
   ['20261121040000_sandbox', sandbox],
+  ['20261121050000_archival', archival],
   ['20261121060000_mcp', mcp],
+  ['20261122000000_accounts', accounts],
 ];

@@ -1,4 +1,8 @@
 import { Agent, Tool, type Database, type SecretBox } from '@engram/db';
+import { createArchivalTools, isArchivalTool } from '../archival/archival-tools.js';
+import { createEmbedder } from '../archival/embedder.js';
+import { createPassageStore } from '../archival/passage-store.js';
+import type { BaseProviderConfig } from '../llm/index.js';
 import { createVenvManager } from './sandbox/venv.js';
 import { createToolRunner, defaultVenvRoot, openSecret, truncateToolReturn, UnreadableSecretError } from './tool-runner.js';
 import { createMcpConnectionPool, type McpConnectionPool } from '../mcp/connection-pool.js';
@@ -19,6 +23,8 @@ export type ExecuteToolResult = { status: 'success' | 'error'; funcResponse: str
 export type ExecuteToolDeps = {
   db: Database;
   secrets: SecretBox;
+  /** Embedding providers for the archival tools, besides the organization's own. */
+  baseProviders?: BaseProviderConfig[];
   /** Where per-sandbox-config virtualenvs are kept; a directory under the OS temp dir by default. */
   venvRoot?: string;
   /** The process's MCP connections; a pool of this executor's own unless the composition root shares one. */
@@ -39,6 +45,8 @@ const failure = (funcResponse: string): ExecuteToolResult => ({ status: 'error',
 export function createExecuteTool(deps: ExecuteToolDeps) {
   const { db, secrets } = deps;
   const runner = createToolRunner({ db, secrets, venvs: createVenvManager({ root: deps.venvRoot ?? defaultVenvRoot() }) });
+  const embedder = createEmbedder({ db, secrets, baseProviders: deps.baseProviders ?? [] });
+  const archival = createArchivalTools({ db, passages: createPassageStore({ db, embedder }) });
   const executeMcpTool = createMcpToolExecutor({ db, secrets, connections: deps.mcpConnections ?? createMcpConnectionPool() });
 
   return async function executeTool(input: ExecuteToolInput): Promise<ExecuteToolResult> {
@@ -52,6 +60,11 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
       .select('tools.*')
       .first();
     if (!tool) return failure(`Error: tool '${toolName}' is not one of this agent's tools`);
+    // Built-in, but not run inline by the agent loop: embedding calls a provider.
+    if (tool.toolType === 'letta_core' && isArchivalTool(tool.name)) {
+      const outcome = await archival.execute({ organizationId, agentId, toolCallId: input.toolCallId, toolName, arguments: input.arguments });
+      return { ...outcome, stdout: [], stderr: [] };
+    }
     const declaresHeartbeat = Object.hasOwn(tool.jsonSchema.parameters?.properties ?? {}, HEARTBEAT_ARGUMENT);
     const args = Object.fromEntries(Object.entries(input.arguments).filter(([name]) => declaresHeartbeat || name !== HEARTBEAT_ARGUMENT));
     if (tool.toolType === MCP_TOOL_TYPE) {

@@ -1,7 +1,29 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { UnauthorizedError } from '../errors.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {} from '@fastify/cookie';
+import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import type { SessionService } from '../services/accounts/sessions.js';
 import type { ApiKeyService } from '../services/tenancy/api-keys.js';
+import type { TenantGuard } from '../services/tenancy/tenant-guard.js';
+import { accessRuleFor, effectivePermissions, missingPermissions, UNMAPPED, type Access, type AccessRule } from './permissions.js';
 import type { RequestContext } from './request-context.js';
+
+/** A console user signed in through a session cookie. */
+export type SignedInAccount = { userId: string; sessionId: string; sessionToken: string };
+
+/** One registered route and what it needs, as the access layer sees it. */
+export type RouteAccess = { method: string; url: string; rule: AccessRule };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is acting and what they may do; set by API-key or session authentication. */
+    access: Access | null;
+    account: SignedInAccount | null;
+  }
+  interface FastifyInstance {
+    /** Every route of the app with its access rule, in registration order. */
+    routeAccess: readonly RouteAccess[];
+  }
+}
 
 function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
@@ -32,6 +54,109 @@ export function registerApiKeyAuth(app: FastifyInstance, deps: { apiKeys: Pick<A
       project: { id: headerValue(request, 'x-project-id'), slug: headerValue(request, 'x-project') },
     };
     request.ctx = ctx;
+    request.access = {
+      userId: principal.userId,
+      organizationId: principal.organizationId,
+      permissions: effectivePermissions(principal.role, principal.customPermissions),
+      isPlatformAdmin: principal.isPlatformAdmin,
+    };
+  });
+}
+
+export const SESSION_COOKIE = 'engram_session';
+
+/**
+ * The session cookie: httpOnly (scripts never see it), SameSite=Lax (other sites cannot make the
+ * browser send it with their POSTs), scoped to the console API, Secure whenever served over HTTPS.
+ */
+export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, session: { token: string; expiresAt: Date }): void {
+  reply.setCookie(SESSION_COOKIE, session.token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: request.protocol === 'https',
+    path: '/api',
+    expires: session.expiresAt,
+  });
+}
+
+export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
+  reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', path: '/api' });
+}
+
+/**
+ * Resolves the session cookie into `request.account` (and `request.ctx` when the user acts in an
+ * organization). A missing or dead session is not an error here: the access rules decide.
+ * Needs `@fastify/cookie` registered on the scope.
+ */
+export function registerSessionAuth(app: FastifyInstance, deps: { sessions: Pick<SessionService, 'authenticate'> }): void {
+  app.decorateRequest('ctx', null);
+  app.decorateRequest('account', null);
+  app.addHook('onRequest', async (request) => {
+    const token = request.cookies[SESSION_COOKIE];
+    if (!token) return;
+    const signedIn = await deps.sessions.authenticate(token);
+    if (!signedIn) return;
+    const { user, membership } = signedIn;
+    request.account = { userId: user.id, sessionId: signedIn.sessionId, sessionToken: token };
+    request.access = {
+      userId: user.id,
+      organizationId: membership?.organizationId ?? null,
+      permissions: membership ? effectivePermissions(membership.role, membership.customPermissions) : new Set(),
+      isPlatformAdmin: user.permissions.includes('platform_admin'),
+    };
+    if (membership) {
+      request.ctx = {
+        organizationId: membership.organizationId,
+        userId: user.id,
+        role: membership.role,
+        requestId: request.id,
+        project: {},
+      };
+    }
+  });
+}
+
+/**
+ * Enforces `http/permissions.ts` on every route of the app. It runs right after the scope's
+ * authentication and before the body is read or validated, so a caller without the permission (or
+ * with another organization's id in the path) neither uploads a body nor learns anything from it.
+ */
+export function registerAccessControl(app: FastifyInstance, deps: { tenantGuard: TenantGuard }): void {
+  const routes: RouteAccess[] = [];
+  const rules = new Map<string, AccessRule>();
+  app.decorateRequest('access', null);
+  app.decorate('routeAccess', routes);
+
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      const rule = accessRuleFor(method, route.url, { public: route.config?.public });
+      rules.set(`${method} ${route.url}`, rule);
+      routes.push({ method, url: route.url, rule });
+    }
+  });
+
+  async function authorize(request: FastifyRequest): Promise<void> {
+    const url = request.routeOptions.url;
+    if (url === undefined) return;
+    const rule = rules.get(`${request.method} ${url}`) ?? UNMAPPED;
+    if (rule.kind === 'public') return;
+    const access = request.access;
+    if (!access) throw new UnauthorizedError();
+    if (rule.kind === 'account') return;
+    if (rule.kind === 'platform_admin') {
+      if (!access.isPlatformAdmin) throw new ForbiddenError('Only platform administrators can do this');
+      return;
+    }
+    if (!access.organizationId) throw new ForbiddenError('You are not a member of an organization');
+    const missing = missingPermissions(rule, access);
+    if (missing.length > 0) throw new ForbiddenError(`You do not have permission to do this (needs ${missing.join(', ')})`);
+    await deps.tenantGuard.assertParamsOwned(access.organizationId, request.params as Record<string, unknown>);
+  }
+
+  // preParsing is the first stage after every onRequest hook, the scopes' authentication included.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    await authorize(request);
+    return payload;
   });
 }
 
@@ -39,4 +164,10 @@ export function registerApiKeyAuth(app: FastifyInstance, deps: { apiKeys: Pick<A
 export function requireContext(request: FastifyRequest): RequestContext {
   if (!request.ctx) throw new UnauthorizedError();
   return request.ctx;
+}
+
+/** For console handlers of signed-in routes. */
+export function requireAccount(request: FastifyRequest): SignedInAccount {
+  if (!request.account) throw new UnauthorizedError();
+  return request.account;
 }

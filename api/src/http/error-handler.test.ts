@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { ConflictError, NotFoundError, UnprocessableError, AppError } from '../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError, AppError, badRequest } from '../errors.js';
 import { registerErrorHandling } from './error-handler.js';
 
 async function appWithRoutes() {
@@ -35,6 +35,19 @@ async function appWithRoutes() {
   });
   app.get('/internal', async () => {
     throw new AppError('internal', 'secret detail');
+  });
+  app.post('/api/things', { schema: { body: z.object({ name: z.string().min(3, 'Name must be at least 3 characters long') }) } }, async () => ({ ok: true }));
+  app.get('/api/too-early', async () => {
+    throw badRequest('tooEarly', 'Wait before asking for another code', { nextResendTime: '2030-01-01T00:00:00.000Z' });
+  });
+  app.get('/api/forbidden', async () => {
+    throw new ForbiddenError('You do not have permission to do this');
+  });
+  app.get('/api/missing', async () => {
+    throw new NotFoundError('Project');
+  });
+  app.get('/api/boom', async () => {
+    throw new Error('database password is hunter2');
   });
   await app.ready();
   return app;
@@ -114,5 +127,36 @@ describe('the error table', () => {
     const response = await app.inject({ method: 'GET', url: '/nowhere' });
     expect(response.statusCode).toBe(404);
     expect(response.json().detail).toMatch(/Not Found/);
+  });
+});
+
+describe('the console API (/api)', () => {
+  it("renders errors as {message, errorCode} with the spec's codes", async () => {
+    const app = await appWithRoutes();
+    const tooEarly = await app.inject({ method: 'GET', url: '/api/too-early' });
+    expect(tooEarly.statusCode).toBe(400);
+    expect(tooEarly.json()).toEqual({ message: 'Wait before asking for another code', errorCode: 'tooEarly', nextResendTime: '2030-01-01T00:00:00.000Z' });
+
+    const forbidden = await app.inject({ method: 'GET', url: '/api/forbidden' });
+    expect(forbidden.statusCode).toBe(403);
+    expect(forbidden.json()).toEqual({ message: 'You do not have permission to do this', errorCode: 'noPermission' });
+
+    expect((await app.inject({ method: 'GET', url: '/api/missing' })).json()).toEqual({ message: 'Project not found' });
+    expect((await app.inject({ method: 'GET', url: '/api/nowhere' })).json()).toEqual({ message: 'Not Found: GET /api/nowhere' });
+  });
+
+  it('renders validation failures as 400 errorCode validation, and masks unexpected errors', async () => {
+    const app = await appWithRoutes();
+    const invalid = await app.inject({ method: 'POST', url: '/api/things', payload: { name: 'ab' } });
+    expect(invalid.statusCode).toBe(400);
+    expect(invalid.json()).toEqual({
+      message: 'Name must be at least 3 characters long',
+      errorCode: 'validation',
+      issues: [{ loc: ['body', 'name'], msg: 'Name must be at least 3 characters long', type: 'too_small' }],
+    });
+    const boom = await app.inject({ method: 'GET', url: '/api/boom' });
+    expect(boom.statusCode).toBe(500);
+    expect(boom.body).not.toContain('hunter2');
+    expect(boom.json().message).toBe('An unknown error occurred');
   });
 });

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, UnprocessableError, type ErrorKind } from '../errors.js';
+import { AppError, ConsoleError, UnprocessableError, type ErrorKind } from '../errors.js';
 
 /** The one table from domain error kinds to HTTP statuses. */
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
@@ -52,8 +52,42 @@ function send(reply: FastifyReply, status: number, body: unknown): FastifyReply 
   return reply.code(status).type('application/json; charset=utf-8').send(body);
 }
 
+/** The console API (spec 000, "api base" `/api`) speaks `{message, errorCode}` instead of `{detail}`. */
+function isConsoleRequest(request: FastifyRequest): boolean {
+  return request.url === '/api' || request.url.startsWith('/api/') || request.url.startsWith('/api?');
+}
+
+/** Console codes for errors that carry none of their own. */
+const CONSOLE_ERROR_CODE_BY_KIND: Partial<Record<ErrorKind, string>> = {
+  unauthorized: 'unauthenticated',
+  forbidden: 'noPermission',
+  rate_limited: 'tooManyRequests',
+};
+
+function sendConsoleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof ConsoleError) {
+    if (typeof error.extra.retryAfterSeconds === 'number') reply.header('retry-after', String(error.extra.retryAfterSeconds));
+    return send(reply, STATUS_BY_KIND[error.kind], { message: error.message, errorCode: error.errorCode, ...error.extra });
+  }
+  if (error instanceof UnprocessableError || error.validation) {
+    const issues = error instanceof UnprocessableError ? [{ loc: error.loc, msg: error.message, type: error.type }] : validationIssues(error);
+    return send(reply, 400, { message: issues[0]?.msg ?? 'Invalid request', errorCode: 'validation', issues });
+  }
+  if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) {
+    return send(reply, 400, { message: 'Request body is not valid JSON', errorCode: 'validation' });
+  }
+  const status = error instanceof AppError ? STATUS_BY_KIND[error.kind] : (error.statusCode ?? 500);
+  if (status >= 500) request.log.error({ err: error }, 'console request failed');
+  if (status >= 500 && !(error instanceof AppError && error.kind !== 'internal')) {
+    return send(reply, 500, { message: 'An unknown error occurred', request_id: request.id });
+  }
+  const errorCode = error instanceof AppError ? CONSOLE_ERROR_CODE_BY_KIND[error.kind] : undefined;
+  return send(reply, status, errorCode ? { message: error.message, errorCode } : { message: error.message });
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (isConsoleRequest(request)) return sendConsoleError(error, request, reply);
     if (error instanceof UnprocessableError) {
       return send(reply, 422, { detail: [{ loc: error.loc, msg: error.message, type: error.type }] });
     }
@@ -82,5 +116,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return send(reply, status, { detail: error.message });
   });
 
-  app.setNotFoundHandler((request, reply) => send(reply, 404, { detail: `Not Found: ${request.method} ${request.url.split('?')[0]}` }));
+  app.setNotFoundHandler((request, reply) => {
+    const what = `Not Found: ${request.method} ${request.url.split('?')[0]}`;
+    return send(reply, 404, isConsoleRequest(request) ? { message: what } : { detail: what });
+  });
 }

@@ -2,6 +2,7 @@ import type { Database, SecretBox } from '@engram/db';
 import type { Client } from '@temporalio/client';
 import { createApiKeyService } from './tenancy/api-keys.js';
 import { createOrganizationService } from './tenancy/organizations.js';
+import { createAccountServices, type AccountServiceOptions } from './accounts/index.js';
 import { createAgentRunClient } from '@engram/temporal';
 import { createMessageService } from './messages/message-service.js';
 import { createMessageHistoryService } from './messages/message-history-service.js';
@@ -20,6 +21,7 @@ import { createAgentTagService } from './identities/agent-tag-service.js';
 import { createModelService } from './models/model-service.js';
 import { createMcpConnectionPool, type McpConnectionPool } from '@engram/activities/mcp/connection-pool';
 import { createMcpServices } from './mcp/index.js';
+import { createArchivalServices } from './archival/index.js';
 import { createAgentFileService } from './agent-files/agent-file-service.js';
 import { createToolService } from './tools/tool-service.js';
 import { createToolGenerator } from './tools/tool-generator.js';
@@ -40,7 +42,7 @@ export type ServiceDeps = {
   notifications: NotificationHub;
   /** The process's MCP connections (tests pass one with short timeouts); one is made otherwise. */
   mcpConnections?: McpConnectionPool;
-};
+} & Pick<AccountServiceOptions, 'notifier' | 'rateLimiter' | 'supportChatSecret'>;
 
 /** Services are shared by the `/v1` and console routes; built once per process. */
 export function createServices(deps: ServiceDeps) {
@@ -75,6 +77,13 @@ export function createServices(deps: ServiceDeps) {
     db: deps.db,
     apiKeys,
     organizations,
+    ...createAccountServices({
+      db: deps.db,
+      secrets: deps.secrets,
+      notifier: deps.notifier,
+      rateLimiter: deps.rateLimiter,
+      supportChatSecret: deps.supportChatSecret,
+    }),
     runs,
     messages,
     runLog,
@@ -90,6 +99,7 @@ export function createServices(deps: ServiceDeps) {
     identities,
     agentTags,
     ...mcp,
+    ...createArchivalServices({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders, models }),
     agentFiles,
     tools,
     toolGenerator,

@@ -25,6 +25,15 @@ describe('BASE_TOOLS', () => {
     expect(tool('conversation_search').toolType).toBe('letta_core');
     expect(tool('memory_insert').toolType).toBe('letta_memory_core');
     expect(tool('core_memory_replace').toolType).toBe('letta_memory_core');
+    expect(tool('archival_memory_insert').toolType).toBe('letta_core');
+    expect(tool('archival_memory_search').toolType).toBe('letta_core');
+  });
+
+  it('leaves the archival tools out of every default tool set, as deprecated defaults', () => {
+    for (const agentType of ['letta_v1_agent', 'memgpt_v2_agent', 'memgpt_agent', 'react_agent', 'workflow_agent', 'sleeptime_agent'] as const) {
+      expect(defaultToolNamesFor(agentType).filter((name) => name.startsWith('archival_'))).toEqual([]);
+    }
+    expect(tool('archival_memory_search').jsonSchema.parameters.required).toEqual(['query']);
   });
 
   it('declares the documented arguments', () => {

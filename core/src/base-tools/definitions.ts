@@ -10,6 +10,8 @@ export const BASE_TOOL_NAMES = [
   'memory_rethink',
   'core_memory_append',
   'core_memory_replace',
+  'archival_memory_insert',
+  'archival_memory_search',
 ] as const;
 
 export type BaseToolName = (typeof BASE_TOOL_NAMES)[number];
@@ -140,6 +142,53 @@ export const BASE_TOOLS: ReadonlyArray<BaseTool> = [
       new_content: { type: 'string', description: 'The text to put in its place. May be empty to delete old_content.' },
     },
     ['label', 'old_content', 'new_content'],
+  ),
+  // Not among any agent type's defaults (the reference server deprecated them as defaults); attached by name or id.
+  baseTool(
+    'archival_memory_insert',
+    'letta_core',
+    'Store a piece of information in your archival memory: long-term storage outside your context window that you can ' +
+      'search later with archival_memory_search. Use it for facts, events and details worth keeping that do not belong in ' +
+      'your core memory blocks. Each call stores one self-contained memory; write it so it makes sense on its own.',
+    {
+      content: { type: 'string', description: 'The memory to store, written to be understood without the surrounding conversation.' },
+      tags: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Optional labels for the memory (for example ["preferences", "travel"]), to filter searches by later.',
+      },
+    },
+    ['content'],
+  ),
+  baseTool(
+    'archival_memory_search',
+    'letta_core',
+    'Search your archival memory for stored memories related to a query. Matches by meaning and by shared words, best ' +
+      'first. Use it before answering questions about things you may have stored earlier.',
+    {
+      query: { type: 'string', description: 'What to look for: a question, a topic or key words.' },
+      tags: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Only return memories with these tags (see tag_match_mode).',
+      },
+      tag_match_mode: {
+        type: 'string',
+        enum: ['any', 'all'],
+        default: 'any',
+        description: '"any" (the default) returns memories with at least one of the tags; "all" only memories with every tag.',
+      },
+      top_k: { type: 'integer', default: 5, description: 'Maximum number of memories to return. Defaults to 5.' },
+      start_datetime: {
+        type: 'string',
+        description: 'Only memories stored on or after this moment: an ISO 8601 date ("2025-03-01") or date-time, in your timezone.',
+      },
+      end_datetime: {
+        type: 'string',
+        description: 'Only memories stored on or before this moment: an ISO 8601 date ("2025-03-31") or date-time, in your timezone. Inclusive.',
+      },
+    },
+    ['query'],
   ),
 ];
 

@@ -48,6 +48,16 @@ describe('compileSystemPrompt', () => {
     expect(prompt.endsWith('</memory_metadata>')).toBe(true);
   });
 
+  it('mentions archival memory only when it holds passages, with its tags', () => {
+    expect(compileSystemPrompt(input())).not.toContain('Archival memory');
+    expect(compileSystemPrompt(input({ archivalPassageCount: 0, archivalTags: ['x'] }))).not.toContain('Archival memory');
+    const prompt = compileSystemPrompt(
+      input({ archivalPassageCount: 3, archivalTags: ['travel', 'work'], toolNames: ['archival_memory_search'] }),
+    );
+    expect(prompt).toContain('- Archival memory holds 3 memories; search them with archival_memory_search.\n- Archival memory tags: travel, work\n</memory_metadata>');
+    expect(compileSystemPrompt(input({ archivalPassageCount: 1 }))).toContain('- Archival memory holds 1 memory.\n</memory_metadata>');
+  });
+
   it('keeps $ patterns in block values literally', () => {
     const prompt = compileSystemPrompt(input({ blocks: [{ ...human, value: "costs $& and $'" }] }));
     expect(prompt).toContain("<value>\ncosts $& and $'\n</value>");

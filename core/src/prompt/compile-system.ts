@@ -26,6 +26,10 @@ export type CompileSystemPromptInput = {
   agentId: string;
   timezone: string;
   recallMessageCount: number;
+  /** Passages in the agent's archival memory; mentioned only when there are some. */
+  archivalPassageCount?: number;
+  /** The tags used in the agent's archival memory, so the model can filter its searches by them. */
+  archivalTags?: string[];
   now: Date;
 };
 
@@ -101,6 +105,17 @@ export function formatSystemTime(now: Date, timezone: string): string {
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${parts.weekday} (${utcOffset(wallTimeAsUtcMs, now)}, ${zone})`;
 }
 
+function renderArchivalMetadata(input: CompileSystemPromptInput): string[] {
+  const count = input.archivalPassageCount ?? 0;
+  if (count === 0) return [];
+  const searchHint = input.toolNames.includes('archival_memory_search') ? '; search them with archival_memory_search' : '';
+  const tags = input.archivalTags ?? [];
+  return [
+    `- Archival memory holds ${count} memor${count === 1 ? 'y' : 'ies'}${searchHint}.`,
+    ...(tags.length > 0 ? [`- Archival memory tags: ${tags.join(', ')}`] : []),
+  ];
+}
+
 function renderMemoryMetadata(input: CompileSystemPromptInput): string {
   const count = input.recallMessageCount;
   const searchHint = input.toolNames.includes('conversation_search') ? '; search them with conversation_search' : '';
@@ -109,6 +124,7 @@ function renderMemoryMetadata(input: CompileSystemPromptInput): string {
     `- Agent ID: ${input.agentId}`,
     `- Current system time: ${formatSystemTime(input.now, input.timezone)}`,
     `- Recall memory holds ${count} previous message${count === 1 ? '' : 's'} of your conversations${searchHint}.`,
+    ...renderArchivalMetadata(input),
     '</memory_metadata>',
   ].join('\n');
 }

@@ -1,6 +1,16 @@
 export { BaseModel, TenantModel, TenantQueryBuilder } from './base-model.js';
-export { Organization } from './organization.js';
-export { User, type Role } from './user.js';
+export { Organization, type BillingTier } from './organization.js';
+export { User, ONBOARDING_STEPS, type UserPermission, type OnboardingStep, type OnboardingStatus } from './user.js';
+export { OrganizationMember, type Role } from './organization-member.js';
+export { Session } from './session.js';
+export { VerificationCode, type VerificationPurpose } from './verification-code.js';
+export { OutboxMessage, type OutboxChannel } from './outbox-message.js';
+export { OrganizationInvite } from './organization-invite.js';
+export { VerifiedDomain, InviteRule } from './verified-domain.js';
+export { ProjectFavorite } from './project-favorite.js';
+export { EnvironmentVariable } from './environment-variable.js';
+export { DevelopmentServer } from './development-server.js';
+export { AdePreference } from './ade-preference.js';
 export { Project } from './project.js';
 export { ApiKey } from './api-key.js';
 export { Agent, type LlmConfig, type EmbeddingConfig, type ToolRule } from './agent.js';
@@ -19,6 +29,8 @@ export {
 } from './sandbox-config.js';
 export { McpServer, MCP_SERVER_TYPES, newMcpServerId, type McpServerType } from './mcp-server.js';
 export { McpOAuthSession, newMcpOAuthSessionId, type McpOAuthSessionStatus } from './mcp-oauth-session.js';
+export { Archive, ArchiveAgent } from './archive.js';
+export { Passage, PassageVector } from './passage.js';
 export { Provider } from './provider.js';
 export { Run, RunEvent, type RunStatus, type RunUsage } from './run.js';
 export { Step } from './step.js';

@@ -1,7 +1,11 @@
 import { BaseModel } from './base-model.js';
 
+export type BillingTier = 'free' | 'pro' | 'scale' | 'enterprise';
+
 export class Organization extends BaseModel {
   static override tableName = 'organizations';
   declare id: string;
   declare name: string;
+  declare billingTier: BillingTier;
+  declare isAdmin: boolean;
 }

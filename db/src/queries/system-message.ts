@@ -3,6 +3,8 @@ import type { Knex } from 'knex';
 import { Agent } from '../models/agent.js';
 import { Block } from '../models/block.js';
 import { Message } from '../models/message.js';
+import { ArchiveAgent } from '../models/archive.js';
+import { Passage } from '../models/passage.js';
 import { Tool } from '../models/tool.js';
 
 /**
@@ -26,6 +28,11 @@ export async function recompileSystemMessage(db: Knex, organizationId: string, a
     .where('agent_tools.agent_id', agentId)
     .select('tools.name');
   const recallMessageCount = await Message.query(db).forOrg(organizationId).where({ agentId }).resultSize();
+  const archivalPassages = Passage.query(db)
+    .forOrg(organizationId)
+    .whereIn('passages.archive_id', ArchiveAgent.query(db).select('archive_id').where('agent_id', agentId));
+  const archivalPassageCount = await archivalPassages.clone().resultSize();
+  const archivalTags = archivalPassageCount === 0 ? [] : await archivalTagsOf(archivalPassages);
   const compiled = compileSystemPrompt({
     system: agent.system,
     agentType: agent.agentType as AgentType,
@@ -42,10 +49,24 @@ export async function recompileSystemMessage(db: Knex, organizationId: string, a
     agentId,
     timezone: agent.timezone,
     recallMessageCount,
+    archivalPassageCount,
+    archivalTags,
     now,
   });
   await Message.query(db).forOrg(organizationId).findById(systemMessageId).patch({
     content: [{ type: 'text', text: compiled }],
   });
   return compiled;
+}
+
+/** The prompt lists at most this many archival tags, alphabetically. */
+const ARCHIVAL_TAGS_SHOWN = 50;
+
+async function archivalTagsOf(passages: ReturnType<typeof Passage.query>): Promise<string[]> {
+  const rows = (await passages
+    .clone()
+    .distinct(Passage.raw('unnest(passages.tags) as tag'))
+    .orderBy('tag')
+    .limit(ARCHIVAL_TAGS_SHOWN)) as unknown as Array<{ tag: string }>;
+  return rows.map((row) => row.tag);
 }

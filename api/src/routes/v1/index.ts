@@ -17,6 +17,10 @@ import { toolRoutes } from './tools.js';
 import { sandboxConfigRoutes } from './sandbox-config.js';
 import { toolsMcpRoutes } from './tools-mcp.js';
 import { mcpServerRoutes } from './mcp-servers.js';
+import { archiveRoutes } from './archives.js';
+import { passageRoutes } from './passages.js';
+import { archivalMemoryRoutes } from './agents/archival-memory.js';
+import { messageSearchRoutes } from './agents/message-search.js';
 
 /** The `/v1` agent API: every route below is authenticated by API key and scoped to its organization. */
 export type V1Settings = { version: string; pingIntervalMs: number; pollIntervalMs: number };
@@ -40,5 +44,9 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     await app.register(sandboxConfigRoutes(services));
     await app.register(toolsMcpRoutes(services));
     await app.register(mcpServerRoutes(services));
+    await app.register(archiveRoutes(services));
+    await app.register(passageRoutes(services));
+    await app.register(archivalMemoryRoutes(services));
+    await app.register(messageSearchRoutes(services));
   };
 }

@@ -1,4 +1,4 @@
-import { Organization, Project, User, newId, type Database } from '@engram/db';
+import { Organization, OrganizationMember, Project, User, newId, type Database } from '@engram/db';
 import { NotFoundError } from '../../errors.js';
 import type { ApiKeyService, IssuedApiKey } from './api-keys.js';
 
@@ -9,44 +9,87 @@ export type CreatedTenant = {
   apiKey: IssuedApiKey;
 };
 
+const DEFAULT_PROJECT = { name: 'Default Project', slug: 'default-project' } as const;
+
+/** An organization with its default project, and the user as its first admin. */
+async function insertOrganization(trx: Database, input: { name: string; adminUserId: string }) {
+  const organizationId = newId('organization');
+  const projectId = newId('project');
+  await Organization.query(trx).insert({ id: organizationId, name: input.name });
+  await OrganizationMember.query(trx).insert({ organizationId, userId: input.adminUserId, role: 'admin' });
+  await Project.query(trx).insert({ id: projectId, organizationId, ...DEFAULT_PROJECT, isDefault: true });
+  return { organizationId, projectId };
+}
+
+/** Inside a caller's transaction: a new organization the user administers and switches to. */
+export async function addOrganizationForUser(trx: Database, userId: string, name: string) {
+  const created = await insertOrganization(trx, { name, adminUserId: userId });
+  await User.query(trx).findById(userId).patch({ activeOrganizationId: created.organizationId });
+  return created;
+}
+
 export function createOrganizationService(deps: { db: Database; apiKeys: Pick<ApiKeyService, 'issue'> }) {
+  const { db } = deps;
+
+  async function find(organizationId: string): Promise<Organization> {
+    const organization = await Organization.query(db).findById(organizationId);
+    if (!organization) throw new NotFoundError('Organization');
+    return organization;
+  }
+
   return {
-    /** An organization with its first admin, default project and first API key. */
+    /** An organization with a new admin user (no password), its default project and first API key. */
     async createWithAdmin(input: { name: string; adminName: string; adminEmail?: string }): Promise<CreatedTenant> {
-      const organizationId = newId('organization');
       const userId = newId('user');
-      const projectId = newId('project');
-      await deps.db.transaction(async (trx) => {
-        await Organization.query(trx).insert({ id: organizationId, name: input.name });
-        await User.query(trx).insert({
-          id: userId,
-          organizationId,
-          name: input.adminName,
-          email: input.adminEmail ?? null,
-          role: 'admin',
-        });
-        await Project.query(trx).insert({
-          id: projectId,
-          organizationId,
-          name: 'Default Project',
-          slug: 'default-project',
-          isDefault: true,
-        });
+      const created = await db.transaction(async (trx) => {
+        await User.query(trx).insert({ id: userId, name: input.adminName, email: input.adminEmail?.toLowerCase() ?? null });
+        return addOrganizationForUser(trx, userId, input.name);
       });
-      const apiKey = await deps.apiKeys.issue({ organizationId, userId, name: 'default' });
-      return { organizationId, userId, projectId, apiKey };
+      const apiKey = await deps.apiKeys.issue({ organizationId: created.organizationId, userId, name: 'default' });
+      return { ...created, userId, apiKey };
+    },
+
+    /** A new organization the user administers and switches to. */
+    async createForUser(userId: string, name: string): Promise<{ organizationId: string; projectId: string }> {
+      return db.transaction((trx) => addOrganizationForUser(trx, userId, name));
     },
 
     /** First start only: an empty database gets a default organization so the API is usable at once. */
     async bootstrapIfEmpty(): Promise<CreatedTenant | null> {
-      const existing = await Organization.query(deps.db).first();
+      const existing = await Organization.query(db).first();
       if (existing) return null;
       return this.createWithAdmin({ name: 'Default Organization', adminName: 'admin' });
     },
 
+    get: find,
+
+    async rename(organizationId: string, name: string): Promise<Organization> {
+      const organization = await find(organizationId);
+      return organization.$query(db).patchAndFetch({ name });
+    },
+
+    /** Deletes the organization and everything it owns; members keep their accounts. */
+    async delete(organizationId: string): Promise<void> {
+      const deleted = await Organization.query(db).deleteById(organizationId);
+      if (deleted === 0) throw new NotFoundError('Organization');
+    },
+
+    async listForUser(userId: string): Promise<Organization[]> {
+      return Organization.query(db)
+        .join('organization_members', 'organization_members.organization_id', 'organizations.id')
+        .where('organization_members.user_id', userId)
+        .orderBy('organization_members.created_at')
+        .select('organizations.*');
+    },
+
+    async defaultProjectId(organizationId: string): Promise<string | null> {
+      const project = await Project.query(db).forOrg(organizationId).findOne({ isDefault: true });
+      return project?.id ?? null;
+    },
+
     /** `X-Project` (slug) or `X-Project-Id` select a project; otherwise the organization's default. */
     async resolveProject(organizationId: string, selector: { id?: string; slug?: string }): Promise<string> {
-      const query = Project.query(deps.db).forOrg(organizationId);
+      const query = Project.query(db).forOrg(organizationId);
       const project = selector.id
         ? await query.findById(selector.id)
         : selector.slug

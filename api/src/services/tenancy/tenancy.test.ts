@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiKey, Organization, Project, User } from '@engram/db';
+import { ApiKey, Organization, OrganizationMember, Project, User } from '@engram/db';
 import { startTestStack, type TestStack } from '@engram/testing';
 
 let stack: TestStack;
@@ -25,6 +25,8 @@ describe('API keys', () => {
       organizationId: tenant.organizationId,
       userId: tenant.userId,
       role: 'admin',
+      customPermissions: [],
+      isPlatformAdmin: false,
       apiKeyId: tenant.apiKey.id,
     });
     expect(await stack.services.apiKeys.authenticate(`${tenant.apiKey.key}x`)).toBeNull();
@@ -42,9 +44,10 @@ describe('organizations', () => {
   it('creates an organization with an admin user and a default project', async () => {
     const tenant = await stack.createTenant('acme');
     expect(await Organization.query(stack.db).findById(tenant.organizationId)).toMatchObject({ name: 'acme' });
-    expect(await User.query(stack.db).forOrg(tenant.organizationId)).toEqual([
-      expect.objectContaining({ id: tenant.userId, role: 'admin' }),
+    expect(await OrganizationMember.query(stack.db).forOrg(tenant.organizationId)).toEqual([
+      expect.objectContaining({ userId: tenant.userId, role: 'admin' }),
     ]);
+    expect(await User.query(stack.db).findById(tenant.userId)).toMatchObject({ activeOrganizationId: tenant.organizationId });
     const resolved = await stack.services.organizations.resolveProject(tenant.organizationId, {});
     expect(resolved).toBe(tenant.projectId);
     expect(await Project.query(stack.db).findById(resolved)).toMatchObject({ slug: 'default-project', isDefault: true });

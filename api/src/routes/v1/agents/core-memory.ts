@@ -4,8 +4,10 @@ import { requireContext } from '../../../http/auth.js';
 import type { AppServices } from '../../../services/index.js';
 import { agentToWire, blockToWire, memoryToWire } from '../../../services/agents/agent-wire.js';
 import { AgentParams } from './agents.js';
-import { EVERY_RELATIONSHIP } from '../../../services/agents/agent-views.js';
+import type { AgentInclude } from '../../../services/agents/agent-views.js';
 import { Metadata, pageQuery } from './schemas.js';
+
+const BLOCKS_ONLY: ReadonlySet<AgentInclude> = new Set(['agent.blocks']);
 
 const BlockLabelParams = AgentParams.extend({ block_label: z.string() });
 const BlockIdParams = AgentParams.extend({ block_id: z.string() });
@@ -30,7 +32,7 @@ export function coreMemoryRoutes(services: AppServices): FastifyPluginAsyncZod {
       { schema: { tags: ['agents'], summary: "An agent's core memory", params: AgentParams } },
       async (request) => {
         const ctx = requireContext(request);
-        const view = await services.agents.get(ctx, request.params.agent_id, EVERY_RELATIONSHIP);
+        const view = await services.agents.get(ctx, request.params.agent_id, BLOCKS_ONLY);
         return memoryToWire(view.agent.agentType, view.blocks);
       },
     );

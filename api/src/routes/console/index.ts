@@ -1,0 +1,37 @@
+import cookie from '@fastify/cookie';
+import type { FastifyPluginAsync } from 'fastify';
+import { registerSessionAuth } from '../../http/auth.js';
+import type { AppServices } from '../../services/index.js';
+import { apiKeyRoutes } from './api-keys.js';
+import { developmentServerRoutes } from './development-servers.js';
+import { environmentVariableRoutes } from './environment-variables.js';
+import { inviteRoutes } from './invites.js';
+import { memberRoutes } from './members.js';
+import { onboardingRoutes } from './onboarding.js';
+import { organizationRoutes } from './organizations.js';
+import { preferenceRoutes } from './preferences.js';
+import { projectRoutes } from './projects.js';
+import { userRoutes } from './user.js';
+import { verificationRoutes } from './verification.js';
+
+/**
+ * The console API (spec 000's "api base"), mounted at `/api`: signed in by session cookie, errors
+ * as `{message, errorCode}`, access per `http/permissions.ts`.
+ */
+export function consoleRoutes(services: AppServices): FastifyPluginAsync {
+  return async (app) => {
+    await app.register(cookie);
+    registerSessionAuth(app, { sessions: services.sessions });
+    await app.register(userRoutes(services));
+    await app.register(verificationRoutes(services));
+    await app.register(onboardingRoutes(services));
+    await app.register(organizationRoutes(services));
+    await app.register(memberRoutes(services));
+    await app.register(inviteRoutes(services));
+    await app.register(projectRoutes(services));
+    await app.register(apiKeyRoutes(services));
+    await app.register(environmentVariableRoutes(services));
+    await app.register(developmentServerRoutes(services));
+    await app.register(preferenceRoutes(services));
+  };
+}

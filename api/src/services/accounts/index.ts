@@ -1,0 +1,52 @@
+import type { Database, SecretBox } from '@engram/db';
+import { createDevelopmentServerService } from '../tenancy/development-servers.js';
+import { createEnvironmentVariableService } from '../tenancy/environment-variables.js';
+import { createInviteService } from '../tenancy/invites.js';
+import { createMemberService } from '../tenancy/members.js';
+import { createProjectService } from '../tenancy/projects.js';
+import { createTenantGuard } from '../tenancy/tenant-guard.js';
+import { createAccountService } from './account-service.js';
+import { createAdePreferenceService } from './ade-preferences.js';
+import { createOutboxNotifier, type Notifier } from './notifier.js';
+import { createOnboardingService } from './onboarding.js';
+import { createInMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { createSessionService } from './sessions.js';
+import { createVerificationCodes } from './verification-codes.js';
+
+export type AccountServiceOptions = {
+  db: Database;
+  secrets: SecretBox;
+  /** Where codes and invitations go; the outbox table unless given. */
+  notifier?: Notifier | undefined;
+  /** Guessing budgets for login and password reset; in-process counters unless given. */
+  rateLimiter?: RateLimiter | undefined;
+  supportChatSecret?: string | undefined;
+};
+
+/** The services behind the console: accounts and sessions, and the organization resources they manage. */
+export function createAccountServices(options: AccountServiceOptions) {
+  const { db, secrets } = options;
+  const notifier = options.notifier ?? createOutboxNotifier({ db });
+  const sessions = createSessionService({ db });
+  const invites = createInviteService({ db, notifier });
+  return {
+    sessions,
+    accounts: createAccountService({
+      db,
+      sessions,
+      codes: createVerificationCodes({ db }),
+      notifier,
+      limiter: options.rateLimiter ?? createInMemoryRateLimiter(),
+      invites,
+      supportChatSecret: options.supportChatSecret,
+    }),
+    onboarding: createOnboardingService({ db }),
+    adePreferences: createAdePreferenceService({ db }),
+    members: createMemberService({ db }),
+    invites,
+    projects: createProjectService({ db }),
+    environmentVariables: createEnvironmentVariableService({ db, secrets }),
+    developmentServers: createDevelopmentServerService({ db, secrets }),
+    tenantGuard: createTenantGuard({ db }),
+  };
+}

@@ -1,0 +1,55 @@
+import { User, type Database, type OnboardingStatus, type OnboardingStep } from '@engram/db';
+import { NotFoundError } from '../../errors.js';
+
+const NOT_STARTED: OnboardingStatus = { claimedSteps: [], completedSteps: [], currentStep: null, pausedAt: null };
+
+/**
+ * The console's guided tour. Moving to a step completes the one the user was on; a step's reward
+ * is claimed at most once; pausing hides the tour until unpaused; `markOnboarded` ends it.
+ */
+export function createOnboardingService(deps: { db: Database }) {
+  const { db } = deps;
+
+  async function change(userId: string, next: (status: OnboardingStatus) => OnboardingStatus): Promise<void> {
+    await db.transaction(async (trx) => {
+      const user = await User.query(trx).findById(userId).forUpdate();
+      if (!user) throw new NotFoundError('User');
+      await User.query(trx).findById(userId).patch({ onboardingStatus: next(user.onboardingStatus ?? NOT_STARTED) });
+    });
+  }
+
+  const withStep = (steps: OnboardingStep[], step: OnboardingStep | null | undefined) =>
+    step && !steps.includes(step) ? [...steps, step] : steps;
+
+  return {
+    async claim(userId: string, input: { onboardingStep: OnboardingStep; stepToClaim?: OnboardingStep | undefined }): Promise<void> {
+      await change(userId, (status) => ({
+        ...status,
+        currentStep: input.onboardingStep,
+        completedSteps: status.currentStep === input.onboardingStep ? status.completedSteps : withStep(status.completedSteps, status.currentStep),
+        claimedSteps: withStep(status.claimedSteps, input.stepToClaim),
+      }));
+    },
+
+    async pause(userId: string): Promise<void> {
+      await change(userId, (status) => ({ ...status, pausedAt: status.pausedAt ?? new Date().toISOString() }));
+    },
+
+    async unpause(userId: string): Promise<void> {
+      await change(userId, (status) => ({ ...status, pausedAt: null }));
+    },
+
+    async markOnboarded(userId: string, input: { reasons: string[]; useCases: string[]; emailConsent: boolean }): Promise<void> {
+      const updated = await User.query(db)
+        .findById(userId)
+        .patch({
+          hasOnboarded: true,
+          onboardingAnswers: { reasons: input.reasons, useCases: input.useCases },
+          marketingConsent: input.emailConsent,
+        });
+      if (updated === 0) throw new NotFoundError('User');
+    },
+  };
+}
+
+export type OnboardingService = ReturnType<typeof createOnboardingService>;

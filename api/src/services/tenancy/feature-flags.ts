@@ -1,0 +1,14 @@
+/**
+ * The console features this deployment offers, as the console asks for them. Billing and templates
+ * belong to later work; until then the console hides them.
+ */
+export const FEATURE_FLAGS: Readonly<Record<string, boolean>> = {
+  PROJECTS: true,
+  API_KEYS: true,
+  TEAM_MEMBERS: true,
+  ENVIRONMENT_VARIABLES: true,
+  DEVELOPMENT_SERVERS: true,
+  PHONE_VERIFICATION: true,
+  BILLING: false,
+  TEMPLATES: false,
+};

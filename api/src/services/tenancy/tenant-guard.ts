@@ -1,0 +1,65 @@
+import { isId, type Database, type IdKind } from '@engram/db';
+import { NotFoundError } from '../../errors.js';
+
+type OwnedResource = {
+  table: string;
+  /** The column the path parameter holds (the primary key unless said otherwise). */
+  column?: string;
+  /** Shown in the 404, as the resource's own handlers word it. */
+  label: string;
+  /** Values of another shape are left to the route's validation, which answers them as before. */
+  idShape: (value: string) => boolean;
+};
+
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+const prefixed = (kind: IdKind) => (value: string) => isId(kind, value);
+const matching = (shape: RegExp) => (value: string) => shape.test(value);
+const uuid = matching(new RegExp(`^${UUID}$`));
+
+/**
+ * Path parameters that name a tenant's row, by the parameter names routes use. Every route with one
+ * of these is answered 404 for another organization's id before its handler (or even its
+ * validation) runs, so isolation does not rest on each handler remembering `.forOrg`.
+ */
+export const OWNED_RESOURCE_PARAMS: Record<string, OwnedResource> = {
+  agent_id: { table: 'agents', label: 'Agent', idShape: prefixed('agent') },
+  agentId: { table: 'agents', label: 'Agent', idShape: prefixed('agent') },
+  run_id: { table: 'runs', label: 'Run', idShape: prefixed('run') },
+  job_id: { table: 'runs', label: 'Run', idShape: prefixed('run') },
+  step_id: { table: 'steps', label: 'Step', idShape: prefixed('step') },
+  message_id: { table: 'messages', label: 'Message', idShape: prefixed('message') },
+  block_id: { table: 'blocks', label: 'Block', idShape: prefixed('block') },
+  tool_id: { table: 'tools', label: 'Tool', idShape: prefixed('tool') },
+  provider_id: { table: 'providers', label: 'Provider', idShape: prefixed('provider') },
+  identity_id: { table: 'identities', label: 'Identity', idShape: matching(new RegExp(`^identity-${UUID}$`)) },
+  archive_id: { table: 'archives', label: 'Archive', idShape: matching(new RegExp(`^archive-${UUID}$`)) },
+  passage_id: { table: 'passages', label: 'Passage', idShape: matching(new RegExp(`^passage-${UUID}$`)) },
+  sandbox_config_id: { table: 'sandbox_configs', label: 'Sandbox config', idShape: matching(new RegExp(`^sandbox-${UUID}$`)) },
+  env_var_id: { table: 'sandbox_environment_variables', label: 'Sandbox environment variable', idShape: matching(new RegExp(`^sandbox-env-${UUID}$`)) },
+  projectId: { table: 'projects', label: 'Project', idShape: prefixed('project') },
+  apiKeyId: { table: 'api_keys', label: 'API key', idShape: prefixed('apiKey') },
+  memberId: { table: 'organization_members', column: 'user_id', label: 'Member', idShape: prefixed('user') },
+  inviteId: { table: 'organization_invites', label: 'Invite', idShape: uuid },
+  ruleId: { table: 'invite_rules', label: 'Invite rule', idShape: uuid },
+  environmentVariableId: { table: 'organization_environment_variables', label: 'Environment variable', idShape: uuid },
+  developmentServerId: { table: 'development_servers', label: 'Development server', idShape: uuid },
+};
+
+export function createTenantGuard(deps: { db: Database }) {
+  return {
+    /** Throws 404 unless every resource named in `params` belongs to the organization. */
+    async assertParamsOwned(organizationId: string, params: Record<string, unknown>): Promise<void> {
+      for (const [name, value] of Object.entries(params)) {
+        const resource = OWNED_RESOURCE_PARAMS[name];
+        if (!resource || typeof value !== 'string' || !resource.idShape(value)) continue;
+        const found = await deps
+          .db(resource.table)
+          .where({ [resource.column ?? 'id']: value, organization_id: organizationId })
+          .first(deps.db.raw('1 as found'));
+        if (!found) throw new NotFoundError(resource.label);
+      }
+    },
+  };
+}
+
+export type TenantGuard = ReturnType<typeof createTenantGuard>;

@@ -1,0 +1,127 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { QueryCounts } from './stack.js';
+import type { Summary } from './stats.js';
+
+export type BenchResults = {
+  generatedAt: string;
+  machine: { cores: number; node: string; platform: string; loadAverage1mAtStart: number; loadAverage1mAtEnd: number };
+  setup: {
+    workerPlacement: 'in-process' | 'child-process';
+    postgres: string;
+    temporal: string;
+    modelLatencyMs: 0;
+    sendWarmup: number;
+    sendSamples: number;
+    listWarmup: number;
+    listSamples: number;
+  };
+  oneStepSend: {
+    engramMs: Summary;
+    bareTemporalMs: Summary;
+    ratio: { p50: number; p99: number };
+    queriesPerSend: QueryCounts;
+    breakdown: Array<{ segment: string; meanMs: number; p50Ms: number; shareOfMean: number }>;
+  };
+  stream: { firstByteMs: Summary; firstAssistantFrameMs: Summary; totalMs: Summary };
+  throughput: {
+    agents: number;
+    messagesPerAgent: number;
+    attempted: number;
+    completed: number;
+    errors: number;
+    firstErrors: string[];
+    wallMs: number;
+    messagesPerSecond: number;
+    latencyMs: Summary;
+    /** CPU time per completed send, by process; null where it could not be read. */
+    cpuMsPerMessage: { benchProcess: number; workerProcess: number | null; temporalServer: number | null; postgres: number | null };
+  };
+  messageList: { limit: number; stored1kMs: Summary; stored100kMs: Summary; stored100kInContextMs: Summary };
+};
+
+const ms = (value: number) => value.toFixed(1);
+
+function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: string[]) =>
+    '  ' + cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join('   ');
+  return [line(headers), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
+}
+
+const LATENCY_HEADERS = ['measurement', 'p50', 'p99', 'mean', 'n'];
+const latencyRow = (label: string, summary: Summary) => [label, ms(summary.p50), ms(summary.p99), ms(summary.mean), String(summary.n)];
+
+const cpuCell = (value: number | null) => (value === null ? 'n/a' : ms(value));
+
+export function formatReport(results: BenchResults): string {
+  const { machine, setup, oneStepSend, stream, throughput, messageList } = results;
+  const worker =
+    setup.workerPlacement === 'in-process'
+      ? 'the worker runs in the same process as the API (--worker-process runs it as a separate process)'
+      : 'the worker runs in its own process (temporal/src/worker-main.ts)';
+  const busyMachine = Math.max(machine.loadAverage1mAtStart, machine.loadAverage1mAtEnd) >= machine.cores * 0.75;
+  const queries = oneStepSend.queriesPerSend;
+  return [
+    `Engram bench, ${results.generatedAt}: node ${machine.node}, ${machine.cores} cores, load average ${machine.loadAverage1mAtStart.toFixed(2)} at start, ${machine.loadAverage1mAtEnd.toFixed(2)} at end`,
+    `Setup: scripted model server answering "ok" at once (0 ms model latency), PostgreSQL (${setup.postgres}), ${setup.temporal}; ${worker}; loopback only.`,
+    `How to read this: times in ms, lower is better; p50 = median and p99 = 99th percentile (nearest rank) of the n samples, taken one at a time after warm-up runs. The machine has ${machine.cores} cores, shared by the API, the worker, PostgreSQL, Temporal and the load generator.`,
+    ...(busyMachine
+      ? ['Note: other work kept this machine busy (see the load averages), which inflates wall-clock times; the ratio, the query counts and the CPU times per message are steadier.']
+      : []),
+    '',
+    '1. Per-step platform overhead: one-step sync send vs a bare Temporal workflow (sequential, alternating)',
+    table(LATENCY_HEADERS, [
+      latencyRow('Engram: POST /v1/agents/{id}/messages, 1 model step', oneStepSend.engramMs),
+      latencyRow('bare Temporal: workflow + 1 no-op activity', oneStepSend.bareTemporalMs),
+      ['ratio Engram / bare', `${oneStepSend.ratio.p50.toFixed(1)}x`, `${oneStepSend.ratio.p99.toFixed(1)}x`, '', ''],
+    ]),
+    `   SQL statements per send: API ${queries.api.toFixed(1)}, worker ${queries.worker === null ? 'n/a (separate process)' : queries.worker.toFixed(1)}`,
+    '',
+    "   Where a send's time goes (consecutive segments; their means add up to the mean latency):",
+    table(
+      ['segment', 'mean', 'p50', 'share'],
+      oneStepSend.breakdown.map((row) => [row.segment, ms(row.meanMs), ms(row.p50Ms), `${(row.shareOfMean * 100).toFixed(0)}%`]),
+    ),
+    '',
+    '2. Streaming: POST /v1/agents/{id}/messages/stream (default options, so the first event is a ping)',
+    table(LATENCY_HEADERS, [
+      latencyRow('time to first SSE byte', stream.firstByteMs),
+      latencyRow('time to the assistant_message frame', stream.firstAssistantFrameMs),
+      latencyRow('time to [DONE]', stream.totalMs),
+    ]),
+    '',
+    `3. Throughput: ${throughput.agents} agents x ${throughput.messagesPerAgent} messages, each agent's sends sequential, agents in parallel`,
+    table(
+      ['measurement', 'value'],
+      [
+        ['messages/s', throughput.messagesPerSecond.toFixed(1)],
+        ['errors', `${throughput.errors} (${throughput.completed} of ${throughput.attempted} sends completed)`],
+        ['wall time (s)', (throughput.wallMs / 1000).toFixed(1)],
+        ['send latency under load p50 / p99', `${ms(throughput.latencyMs.p50)} / ${ms(throughput.latencyMs.p99)}`],
+        [
+          setup.workerPlacement === 'in-process'
+            ? 'CPU per message: this process (API, worker, load generator, model server)'
+            : 'CPU per message: this process (API, load generator, model server)',
+          ms(throughput.cpuMsPerMessage.benchProcess),
+        ],
+        ...(setup.workerPlacement === 'child-process' ? [['CPU per message: worker process', cpuCell(throughput.cpuMsPerMessage.workerProcess)]] : []),
+        ['CPU per message: PostgreSQL', cpuCell(throughput.cpuMsPerMessage.postgres)],
+        ['CPU per message: Temporal server', cpuCell(throughput.cpuMsPerMessage.temporalServer)],
+      ],
+    ),
+    ...throughput.firstErrors.map((error) => `   error: ${error}`),
+    '',
+    `4. GET /v1/agents/{id}/messages?limit=${messageList.limit} (default order: the newest page) for one agent's stored history`,
+    table(LATENCY_HEADERS, [
+      latencyRow('1k messages stored', messageList.stored1kMs),
+      latencyRow('100k messages stored', messageList.stored100kMs),
+      latencyRow('100k stored, all in the context window', messageList.stored100kInContextMs),
+    ]),
+  ].join('\n');
+}
+
+export function writeResults(results: BenchResults, file: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+}

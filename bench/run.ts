@@ -1,0 +1,232 @@
+/**
+ * `npm run bench`: measures Engram's own cost per agent step on this machine, against a scripted model
+ * that answers at once. See bench/README.md for what each number means.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+// The model server alone: the package index also loads the vitest-bound test stack.
+import { startScriptedModelServer } from '@engram/testing/model-server/index';
+import { startBareWorkflowRunner } from './bare/runner.js';
+import { createCpuMeter } from './cpu.js';
+import { createEngramHttpClient, SCRIPTED_REPLY, type EngramHttpClient } from './http.js';
+import { startBenchInfrastructure } from './infra.js';
+import { formatReport, writeResults, type BenchResults } from './report.js';
+import { measureMessageList, putHistoryInContext, seedConversation } from './scenarios/message-list.js';
+import { measureOneStepOverhead } from './scenarios/one-step.js';
+import { breakDownSends } from './scenarios/send-breakdown.js';
+import { measureStreamLatency } from './scenarios/sse.js';
+import { measureThroughput } from './scenarios/throughput.js';
+import { startBenchStack, type WorkerPlacement } from './stack.js';
+import { summarize } from './stats.js';
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const RESULTS_FILE = fileURLToPath(new URL('./results/latest.json', import.meta.url));
+
+/** Enough agents that no conversation in the latency phases grows past a couple dozen messages. */
+const LATENCY_AGENTS = 20;
+const THROUGHPUT_AGENTS = 50;
+const THROUGHPUT_MESSAGES_PER_AGENT = 20;
+const LIST_LIMIT = 100;
+/** Fewer than the send phases: a list is cheap except with a huge context window, where each takes a while. */
+const LIST_WARMUP = 10;
+const LIST_SAMPLES = 100;
+const SMALL_HISTORY = 1_000;
+const LARGE_HISTORY = 100_000;
+/** After cleanup the process should exit on its own; this only ends it if some handle lingers. */
+const EXIT_GRACE_MS = 5_000;
+
+type BenchOptions = { workerPlacement: WorkerPlacement; warmup: number; samples: number };
+
+function parseBenchOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      'worker-process': { type: 'boolean', default: false },
+      warmup: { type: 'string', default: '20' },
+      samples: { type: 'string', default: '200' },
+    },
+  });
+  const count = (name: string, raw: string) => {
+    const parsed = Number(raw);
+    if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`--${name} must be a positive integer, got ${raw}`);
+    return parsed;
+  };
+  return {
+    workerPlacement: values['worker-process'] ? 'child-process' : 'in-process',
+    warmup: count('warmup', values.warmup),
+    samples: count('samples', values.samples),
+  };
+}
+
+const log = (line: string) => console.error(`[bench] ${line}`);
+
+/** Stops what was started, last first, once, however many times it is asked to. */
+function createTeardown() {
+  const stops: Array<() => Promise<void>> = [];
+  let running: Promise<void> | undefined;
+  return {
+    defer(stop: () => Promise<void>) {
+      stops.push(stop);
+    },
+    run(): Promise<void> {
+      running ??= (async () => {
+        for (const stop of stops.splice(0).reverse()) {
+          await stop().catch((error: unknown) => log(`cleanup step failed: ${String(error)}`));
+        }
+      })();
+      return running;
+    },
+  };
+}
+
+async function createAgents(client: EngramHttpClient, purpose: string, count: number): Promise<string[]> {
+  const agentIds: string[] = [];
+  for (let index = 0; index < count; index++) agentIds.push(await client.createAgent(`bench-${purpose}-${index}`));
+  return agentIds;
+}
+
+async function runBench(options: BenchOptions, teardown: ReturnType<typeof createTeardown>): Promise<BenchResults> {
+  const loadAverage1mAtStart = os.loadavg()[0] ?? 0;
+  log('starting PostgreSQL database, Temporal dev server and workflow bundle');
+  const infrastructure = await startBenchInfrastructure({
+    configuredDatabaseUrl: process.env.DATABASE_URL,
+    dataDir: path.join(REPO_ROOT, '.data'),
+    log,
+  });
+  teardown.defer(() => infrastructure.stop());
+
+  const model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
+  teardown.defer(() => model.close());
+  model.onRequest(() => ({ type: 'text', text: SCRIPTED_REPLY }));
+
+  const stack = await startBenchStack(infrastructure, {
+    baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'bench', baseUrl: model.url }],
+    workerPlacement: options.workerPlacement,
+  });
+  teardown.defer(() => stack.stop());
+  const bare = await startBareWorkflowRunner({ temporalAddress: infrastructure.temporalAddress, namespace: 'default' });
+  teardown.defer(() => bare.stop());
+  const client = createEngramHttpClient(stack.baseUrl, stack.apiKey);
+  log(`API on ${stack.baseUrl}, worker ${options.workerPlacement}`);
+
+  log(`1/4 one-step sends and bare workflows: ${options.warmup} warm-up + ${options.samples} samples each`);
+  const oneStep = await measureOneStepOverhead(
+    { client, bare, queryCounts: stack.queryCounts },
+    { agentIds: await createAgents(client, 'one-step', LATENCY_AGENTS), warmup: options.warmup, samples: options.samples },
+  );
+  const segments = await breakDownSends({ db: stack.db, temporal: stack.temporal }, oneStep.sends);
+  const engramMs = summarize(oneStep.sendLatenciesMs);
+  const bareTemporalMs = summarize(oneStep.bareLatenciesMs);
+
+  log(`2/4 streamed sends: ${options.warmup} warm-up + ${options.samples} samples`);
+  const stream = await measureStreamLatency(client, {
+    agentIds: await createAgents(client, 'stream', LATENCY_AGENTS),
+    warmup: options.warmup,
+    samples: options.samples,
+  });
+
+  log(`3/4 throughput: ${THROUGHPUT_AGENTS} agents x ${THROUGHPUT_MESSAGES_PER_AGENT} messages`);
+  const throughputAgents = await createAgents(client, 'throughput', THROUGHPUT_AGENTS);
+  const cpuMeter = createCpuMeter({ db: stack.db, temporalServerPid: infrastructure.temporalServerPid, workerPid: stack.workerPid });
+  const { result: throughput, cpu } = await cpuMeter.measure(() =>
+    measureThroughput(client, { agentIds: throughputAgents, messagesPerAgent: THROUGHPUT_MESSAGES_PER_AGENT }),
+  );
+  const completedSends = Math.max(1, throughput.completed);
+  const perMessage = (ms: number | null) => (ms === null ? null : ms / completedSends);
+
+  log(`4/4 message list: seeding ${SMALL_HISTORY} and ${LARGE_HISTORY} messages`);
+  const [smallHistoryAgent, largeHistoryAgent] = (await createAgents(client, 'history', 2)) as [string, string];
+  await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: smallHistoryAgent, count: SMALL_HISTORY });
+  await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: largeHistoryAgent, count: LARGE_HISTORY });
+  const listPlan = { limit: LIST_LIMIT, warmup: Math.min(options.warmup, LIST_WARMUP), samples: Math.min(options.samples, LIST_SAMPLES) };
+  const stored1kMs = summarize(await measureMessageList(client, { ...listPlan, agentId: smallHistoryAgent }));
+  const stored100kMs = summarize(await measureMessageList(client, { ...listPlan, agentId: largeHistoryAgent }));
+  await putHistoryInContext(stack.db, largeHistoryAgent);
+  const stored100kInContextMs = summarize(await measureMessageList(client, { ...listPlan, agentId: largeHistoryAgent }));
+
+  return {
+    generatedAt: new Date().toISOString(),
+    machine: {
+      cores: os.availableParallelism(),
+      node: process.version,
+      platform: `${os.platform()} ${os.arch()}`,
+      loadAverage1mAtStart,
+      loadAverage1mAtEnd: os.loadavg()[0] ?? 0,
+    },
+    setup: {
+      workerPlacement: options.workerPlacement,
+      postgres: infrastructure.postgresKind,
+      temporal: 'Temporal dev server (in memory, headless)',
+      modelLatencyMs: 0,
+      sendWarmup: options.warmup,
+      sendSamples: options.samples,
+      listWarmup: listPlan.warmup,
+      listSamples: listPlan.samples,
+    },
+    oneStepSend: {
+      engramMs,
+      bareTemporalMs,
+      ratio: { p50: engramMs.p50 / bareTemporalMs.p50, p99: engramMs.p99 / bareTemporalMs.p99 },
+      queriesPerSend: oneStep.queriesPerSend,
+      breakdown: segments.map((segment) => {
+        const summary = summarize(segment.samplesMs);
+        return { segment: segment.label, meanMs: summary.mean, p50Ms: summary.p50, shareOfMean: summary.mean / engramMs.mean };
+      }),
+    },
+    stream: {
+      firstByteMs: summarize(stream.firstByteMs),
+      firstAssistantFrameMs: summarize(stream.firstAssistantFrameMs),
+      totalMs: summarize(stream.totalMs),
+    },
+    throughput: {
+      agents: THROUGHPUT_AGENTS,
+      messagesPerAgent: THROUGHPUT_MESSAGES_PER_AGENT,
+      attempted: throughput.attempted,
+      completed: throughput.completed,
+      errors: throughput.errors,
+      firstErrors: throughput.firstErrors,
+      wallMs: throughput.wallMs,
+      messagesPerSecond: throughput.messagesPerSecond,
+      latencyMs: summarize(throughput.latenciesMs),
+      cpuMsPerMessage: {
+        benchProcess: cpu.benchProcessMs / completedSends,
+        workerProcess: perMessage(cpu.workerProcessMs),
+        temporalServer: perMessage(cpu.temporalServerMs),
+        postgres: perMessage(cpu.postgresMs),
+      },
+    },
+    messageList: { limit: LIST_LIMIT, stored1kMs, stored100kMs, stored100kInContextMs },
+  };
+}
+
+async function main(): Promise<void> {
+  const options = parseBenchOptions(process.argv.slice(2));
+  // Workers log every state change at INFO; the bench only wants problems.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const teardown = createTeardown();
+  const interrupt = () => {
+    log('interrupted; cleaning up');
+    void teardown.run().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  try {
+    const results = await runBench(options, teardown);
+    console.log(formatReport(results));
+    writeResults(results, RESULTS_FILE);
+    log(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
+    if (results.throughput.errors > 0) process.exitCode = 1;
+  } finally {
+    log('cleaning up');
+    await teardown.run();
+    setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
