@@ -37,11 +37,30 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Resolves `Authorization: Bearer <key>` into `request.ctx` for every route of the scope. */
-export function registerApiKeyAuth(app: FastifyInstance, deps: { apiKeys: Pick<ApiKeyService, 'authenticate'> }): void {
+/**
+ * The console's own requests carry this header. A custom header cannot be sent cross-site without a
+ * CORS preflight (which Engram never grants), so a session cookie on `/v1` is only honoured with it.
+ */
+export const CONSOLE_REQUEST_HEADER = 'x-engram-console';
+
+/**
+ * Resolves `Authorization: Bearer <key>` into `request.ctx` for every route of the scope; the
+ * console, same-origin, may use its session cookie instead (see CONSOLE_REQUEST_HEADER).
+ */
+export function registerApiKeyAuth(
+  app: FastifyInstance,
+  deps: { apiKeys: Pick<ApiKeyService, 'authenticate'>; sessions: Pick<SessionService, 'authenticate'> },
+): void {
   app.decorateRequest('ctx', null);
+  app.decorateRequest('account', null);
   app.addHook('onRequest', async (request) => {
     const token = bearerToken(request);
+    if (token === undefined && request.headers[CONSOLE_REQUEST_HEADER] && request.cookies[SESSION_COOKIE]) {
+      const signedIn = await deps.sessions.authenticate(request.cookies[SESSION_COOKIE]);
+      if (!signedIn?.membership) throw new UnauthorizedError();
+      applySession(request, signedIn, request.cookies[SESSION_COOKIE]);
+      return;
+    }
     if (token === undefined && request.routeOptions.config.public) return;
     if (!token) throw new UnauthorizedError();
     const principal = await deps.apiKeys.authenticate(token);
@@ -74,13 +93,14 @@ export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, s
     httpOnly: true,
     sameSite: 'lax',
     secure: request.protocol === 'https',
-    path: '/api',
+    // The console calls both /api and /v1 from the same origin.
+    path: '/',
     expires: session.expiresAt,
   });
 }
 
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
-  reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', path: '/api' });
+  reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https', path: '/' });
 }
 
 /**
@@ -96,24 +116,30 @@ export function registerSessionAuth(app: FastifyInstance, deps: { sessions: Pick
     if (!token) return;
     const signedIn = await deps.sessions.authenticate(token);
     if (!signedIn) return;
-    const { user, membership } = signedIn;
-    request.account = { userId: user.id, sessionId: signedIn.sessionId, sessionToken: token };
-    request.access = {
-      userId: user.id,
-      organizationId: membership?.organizationId ?? null,
-      permissions: membership ? effectivePermissions(membership.role, membership.customPermissions) : new Set(),
-      isPlatformAdmin: user.permissions.includes('platform_admin'),
-    };
-    if (membership) {
-      request.ctx = {
-        organizationId: membership.organizationId,
-        userId: user.id,
-        role: membership.role,
-        requestId: request.id,
-        project: {},
-      };
-    }
+    applySession(request, signedIn, token);
   });
+}
+
+type SignedInSession = NonNullable<Awaited<ReturnType<SessionService['authenticate']>>>;
+
+function applySession(request: FastifyRequest, signedIn: SignedInSession, token: string): void {
+  const { user, membership } = signedIn;
+  request.account = { userId: user.id, sessionId: signedIn.sessionId, sessionToken: token };
+  request.access = {
+    userId: user.id,
+    organizationId: membership?.organizationId ?? null,
+    permissions: membership ? effectivePermissions(membership.role, membership.customPermissions) : new Set(),
+    isPlatformAdmin: user.permissions.includes('platform_admin'),
+  };
+  if (membership) {
+    request.ctx = {
+      organizationId: membership.organizationId,
+      userId: user.id,
+      role: membership.role,
+      requestId: request.id,
+      project: { id: headerValue(request, 'x-project-id'), slug: headerValue(request, 'x-project') },
+    };
+  }
 }
 
 /**

@@ -27,7 +27,7 @@ describe('sign-up', () => {
 
     const cookie = client.jar.get(SESSION_COOKIE);
     expect(cookie?.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(cookie?.attributes).toMatchObject({ httponly: true, samesite: 'Lax', path: '/api' });
+    expect(cookie?.attributes).toMatchObject({ httponly: true, samesite: 'Lax', path: '/' });
     expect(cookie?.attributes.secure).toBeUndefined();
 
     const self = await client.get('/user/self');

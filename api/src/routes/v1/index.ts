@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import cookie from '@fastify/cookie';
 import { registerApiKeyAuth } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { healthRoutes } from './health.js';
@@ -27,7 +28,8 @@ export type V1Settings = { version: string; pingIntervalMs: number; pollInterval
 
 export function v1Routes(services: AppServices, deps: V1Settings): FastifyPluginAsync {
   return async (app) => {
-    registerApiKeyAuth(app, { apiKeys: services.apiKeys });
+    await app.register(cookie);
+    registerApiKeyAuth(app, { apiKeys: services.apiKeys, sessions: services.sessions });
     await app.register(healthRoutes(deps));
     await app.register(messageRoutes(services, deps));
     await app.register(messageHistoryRoutes(services));
