@@ -204,6 +204,7 @@ async function main(): Promise<void> {
       ? /ENGRAM_API_KEY=(.+)/.exec(readFileSync(credentialsFile, 'utf8'))?.[1]
       : undefined;
     log('Engram is running.');
+    log(`  Console:    ${baseUrl}/`);
     log(`  API:        ${baseUrl}/v1/  (docs: ${baseUrl}/docs)`);
     if (!temporalConfig.address) log(`  Temporal UI: http://127.0.0.1:${platform.TEMPORAL_UI_PORT}`);
     log(`  API key:    ${key ?? '(the key printed on first start; not stored here)'}  (also in ${credentialsFile})`);

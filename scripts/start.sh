@@ -4,4 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 ensure_node_modules
+node --import tsx scripts/console-build.ts --if-stale --quiet
 exec node --import tsx scripts/platform.ts "$@"

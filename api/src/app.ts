@@ -9,6 +9,7 @@ import { registerErrorHandling } from './http/error-handler.js';
 import type { AppServices } from './services/index.js';
 import { v1Routes } from './routes/v1/index.js';
 import { consoleRoutes } from './routes/console/index.js';
+import { consoleStatic } from './http/console-static.js';
 
 export type AppDeps = {
   config: ApiConfig;
@@ -65,5 +66,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
   await app.register(consoleRoutes(deps.services), { prefix: '/api' });
+  await app.register(consoleStatic());
   return app;
 }

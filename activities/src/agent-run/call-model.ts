@@ -59,14 +59,18 @@ export function createCallModel(deps: Deps) {
     try {
       const provider = await providerFor(deps, input.organizationId, request.settings);
       const client = createModelClient(provider);
-      const pendingDeltas: Array<Promise<void>> = [];
+      // Deltas are published one after another: separate pool connections could reorder them.
+      let published: Promise<void> = Promise.resolve();
       const turn = await client.complete(request, {
         signal: activity.cancellationSignal,
         onDelta: context.request.streamTokens
-          ? (delta) => void pendingDeltas.push(publishDelta(deps.db, input.runId, deltaFrame(input.stepId, delta)))
+          ? (delta) => {
+              const frame = deltaFrame(input.stepId, delta);
+              published = published.then(() => publishDelta(deps.db, input.runId, frame)).catch(() => undefined);
+            }
           : undefined,
       });
-      await Promise.allSettled(pendingDeltas);
+      await published;
       const llmRequestNs = Number(process.hrtime.bigint() - started);
       await StepTrace.query(deps.db)
         .insert({

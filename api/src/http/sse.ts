@@ -10,7 +10,7 @@ export type SseChannel = {
 };
 
 /** Takes over the response and writes Server-Sent Events: `data: <json>\n\n`, ending with `data: [DONE]`. */
-export function openSse(request: FastifyRequest, reply: FastifyReply): SseChannel {
+export function openSse(request: FastifyRequest, reply: FastifyReply, headers: Record<string, string> = {}): SseChannel {
   reply.hijack();
   const raw = reply.raw;
   raw.writeHead(200, {
@@ -19,6 +19,7 @@ export function openSse(request: FastifyRequest, reply: FastifyReply): SseChanne
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
     'x-request-id': request.id,
+    ...headers,
   });
   raw.flushHeaders();
   const aborter = new AbortController();

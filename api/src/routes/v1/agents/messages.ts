@@ -217,7 +217,7 @@ export function messageRoutes(services: AppServices, settings: StreamSettings): 
     reply.header('x-run-id', run.id);
     const includeTypes = runRequest.includeReturnMessageTypes;
     if (streaming) {
-      const channel = openSse(request, reply);
+      const channel = openSse(request, reply, { 'x-run-id': run.id });
       await streamRunOutput(channel, follow(ctx.organizationId, run.id, 0, channel.signal, runRequest.streamTokens), {
         runId: run.id,
         includeTypes,

@@ -1,0 +1,61 @@
+import { useQuery } from '@tanstack/react-query';
+import { queryKeys, useV1, type V1Client } from '@engram/console-kit';
+
+/** Query keys of the agents remote, under the kit's per-organization `/v1` key. */
+export const agentKeys = {
+  all: (v1: V1Client) => [...queryKeys.v1(v1.organizationId), 'agents'] as const,
+  list: (v1: V1Client, filter: object) => [...agentKeys.all(v1), 'list', filter] as const,
+  count: (v1: V1Client, filter: object) => [...agentKeys.all(v1), 'count', filter] as const,
+  agent: (v1: V1Client, agentId: string) => [...agentKeys.all(v1), 'agent', agentId] as const,
+  /** Everything that changes when the agent runs: its blocks, context, runs and messages. */
+  live: (v1: V1Client, agentId: string) => [...agentKeys.agent(v1, agentId), 'live'] as const,
+  blocks: (v1: V1Client, agentId: string) => [...agentKeys.live(v1, agentId), 'blocks'] as const,
+  context: (v1: V1Client, agentId: string) => [...agentKeys.live(v1, agentId), 'context'] as const,
+  runs: (v1: V1Client, agentId: string) => [...agentKeys.live(v1, agentId), 'runs'] as const,
+  tools: (v1: V1Client, agentId: string) => [...agentKeys.agent(v1, agentId), 'tools'] as const,
+  passages: (v1: V1Client, agentId: string, search: string) => [...agentKeys.live(v1, agentId), 'passages', search] as const,
+  models: (v1: V1Client) => [...queryKeys.v1(v1.organizationId), 'models'] as const,
+  tags: (v1: V1Client) => [...queryKeys.v1(v1.organizationId), 'tags'] as const,
+  orgTools: (v1: V1Client) => [...queryKeys.v1(v1.organizationId), 'tools'] as const,
+  runUsage: (v1: V1Client, runId: string) => [...queryKeys.v1(v1.organizationId), 'run-usage', runId] as const,
+};
+
+export function useAgent(agentId: string) {
+  const v1 = useV1();
+  return useQuery({ queryKey: agentKeys.agent(v1, agentId), queryFn: () => v1.getAgent(agentId) });
+}
+
+export function useModels() {
+  const v1 = useV1();
+  return useQuery({ queryKey: agentKeys.models(v1), queryFn: () => v1.listModels(), staleTime: 5 * 60_000 });
+}
+
+export function useTags() {
+  const v1 = useV1();
+  return useQuery({ queryKey: agentKeys.tags(v1), queryFn: () => v1.listTags({ limit: 100 }), staleTime: 60_000 });
+}
+
+export function useBlocks(agentId: string) {
+  const v1 = useV1();
+  return useQuery({ queryKey: agentKeys.blocks(v1, agentId), queryFn: () => v1.listBlocks(agentId) });
+}
+
+export function useContextWindow(agentId: string) {
+  const v1 = useV1();
+  return useQuery({ queryKey: agentKeys.context(v1, agentId), queryFn: () => v1.context(agentId) });
+}
+
+export function useAgentTools(agentId: string) {
+  const v1 = useV1();
+  return useQuery({ queryKey: agentKeys.tools(v1, agentId), queryFn: () => v1.listAgentTools(agentId) });
+}
+
+export function useOrganizationTools(enabled: boolean) {
+  const v1 = useV1();
+  return useQuery({ queryKey: agentKeys.orgTools(v1), queryFn: () => v1.listTools({ limit: 100 }), enabled, staleTime: 60_000 });
+}
+
+export function useRunUsage(runId: string, enabled: boolean) {
+  const v1 = useV1();
+  return useQuery({ queryKey: agentKeys.runUsage(v1, runId), queryFn: () => v1.runUsage(runId), enabled, staleTime: Number.POSITIVE_INFINITY });
+}

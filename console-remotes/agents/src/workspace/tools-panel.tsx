@@ -1,0 +1,128 @@
+import { useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import {
+  ActionIcon,
+  Badge,
+  Button,
+  Card,
+  ErrorNotice,
+  Group,
+  Skeleton,
+  Stack,
+  Text,
+  Tooltip,
+  useV1,
+  type Agent,
+  type Tool,
+} from '@engram/console-kit';
+import { Select, Switch } from '@engram/console-kit/widgets';
+import { IconPlugConnected, IconUnlink } from '@tabler/icons-react';
+import { agentKeys, useAgentTools, useOrganizationTools } from '../queries.js';
+
+/** The toggle writes a `requires_approval` tool rule on the agent; its presence is the state. */
+function requiresApproval(agent: Agent, tool: Tool): boolean {
+  return (agent.tool_rules ?? []).some((rule) => rule.type === 'requires_approval' && rule.tool_name === tool.name);
+}
+
+function ToolRow({ agent, tool }: { agent: Agent; tool: Tool }) {
+  const v1 = useV1();
+  const queryClient = useQueryClient();
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries({ queryKey: agentKeys.agent(v1, agent.id), exact: true }),
+      queryClient.invalidateQueries({ queryKey: agentKeys.tools(v1, agent.id) }),
+      queryClient.invalidateQueries({ queryKey: agentKeys.context(v1, agent.id) }),
+    ]);
+  const approval = useMutation({ mutationFn: (required: boolean) => v1.setToolApproval(agent.id, tool.name, required), onSuccess: refresh });
+  const detach = useMutation({ mutationFn: () => v1.detachTool(agent.id, tool.id), onSuccess: refresh });
+  const required = approval.isPending ? Boolean(approval.variables) : requiresApproval(agent, tool);
+  return (
+    <Card withBorder radius="md" p="sm" data-testid={`tool-${tool.name}`}>
+      <Stack gap={6}>
+        <Group justify="space-between" wrap="nowrap">
+          <Text size="sm" fw={600} ff="monospace" truncate>
+            {tool.name}
+          </Text>
+          <Group gap={4} wrap="nowrap">
+            <Badge size="xs" variant="default" tt="none">
+              {tool.tool_type.replace(/^letta_/, '')}
+            </Badge>
+            <Tooltip label="Detach from this agent">
+              <ActionIcon size="sm" variant="subtle" color="red" loading={detach.isPending} onClick={() => detach.mutate()} aria-label={`Detach ${tool.name}`}>
+                <IconUnlink size={14} />
+              </ActionIcon>
+            </Tooltip>
+          </Group>
+        </Group>
+        {tool.description ? (
+          <Text size="xs" c="dimmed" lineClamp={2}>
+            {tool.description}
+          </Text>
+        ) : null}
+        <Switch
+          size="xs"
+          label="Requires approval"
+          checked={required}
+          onChange={(event) => approval.mutate(event.currentTarget.checked)}
+          aria-label={`${tool.name} requires approval`}
+        />
+        {approval.error ? <ErrorNotice error={approval.error} title="Not changed" /> : null}
+        {detach.error ? <ErrorNotice error={detach.error} title="Not detached" /> : null}
+      </Stack>
+    </Card>
+  );
+}
+
+/** The agent's tools: attach, detach, and whether each needs a human's approval before it runs. */
+export function ToolsPanel({ agent }: { agent: Agent }) {
+  const v1 = useV1();
+  const queryClient = useQueryClient();
+  const tools = useAgentTools(agent.id);
+  const [picking, setPicking] = useState(false);
+  const all = useOrganizationTools(picking);
+  const attach = useMutation({
+    mutationFn: (toolId: string) => v1.attachTool(agent.id, toolId),
+    onSuccess: async () => {
+      setPicking(false);
+      await queryClient.invalidateQueries({ queryKey: agentKeys.tools(v1, agent.id) });
+      await queryClient.invalidateQueries({ queryKey: agentKeys.agent(v1, agent.id), exact: true });
+    },
+  });
+  if (tools.isPending) return <Skeleton h={120} />;
+  if (tools.error) return <ErrorNotice error={tools.error} onRetry={() => void tools.refetch()} />;
+  const attached = new Set(tools.data.map((tool) => tool.id));
+  const options = (all.data ?? []).filter((tool) => !attached.has(tool.id)).map((tool) => ({ value: tool.id, label: tool.name }));
+  return (
+    <Stack gap="sm">
+      {picking ? (
+        <Group gap="xs" align="flex-end" wrap="nowrap">
+          <Select
+            style={{ flex: 1 }}
+            size="xs"
+            label="Attach a tool"
+            placeholder={all.isPending ? 'Loading tools…' : options.length ? 'Choose a tool' : 'Every tool is attached'}
+            data={options}
+            searchable
+            onChange={(toolId) => toolId && attach.mutate(toolId)}
+            disabled={attach.isPending}
+          />
+          <Button size="xs" variant="default" onClick={() => setPicking(false)}>
+            Cancel
+          </Button>
+        </Group>
+      ) : (
+        <Button size="xs" variant="light" leftSection={<IconPlugConnected size={14} />} onClick={() => setPicking(true)} w="fit-content">
+          Attach a tool
+        </Button>
+      )}
+      {attach.error ? <ErrorNotice error={attach.error} title="The tool was not attached" /> : null}
+      {tools.data.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          No tools attached.
+        </Text>
+      ) : (
+        tools.data.map((tool) => <ToolRow key={tool.id} agent={agent} tool={tool} />)
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,49 @@
+/** Wire shapes of the console API (`/api`), as its routes in api/src/routes/console/ declare them. */
+
+export type OnboardingStatus = {
+  claimedSteps: string[];
+  completedSteps: string[];
+  currentStep: string | null;
+  pausedAt: string | null;
+};
+
+export type PublicUser = {
+  id: string;
+  name: string;
+  email: string | null;
+  imageUrl: string;
+  permissions: string[];
+  /** `light`, `dark` or `auto`. */
+  theme: string;
+  locale: string;
+  activeOrganizationId: string | null;
+  isVerified: boolean;
+  hasOnboarded: boolean;
+  createdAt: string;
+  hasCloudAccess: boolean;
+  onboardingStatus: OnboardingStatus | null;
+};
+
+export type OrganizationSummary = { id: string; name: string };
+
+export type Organization = OrganizationSummary & { isAdmin: boolean; createdAt: string; updatedAt: string };
+
+export type Project = { id: string; name: string; slug: string; updatedAt: string; isFavorited: boolean };
+
+export type ApiKey = { id: string; name: string; keyPrefix: string; createdAt: string; updatedAt: string };
+
+export type CreatedApiKey = ApiKey & { apiKey: string };
+
+export type Member = {
+  id: string;
+  name: string;
+  email: string | null;
+  role: string;
+  customPermissions: string[];
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type Page<K extends string, T> = { [key in K]: T[] } & { hasNextPage: boolean };
+
+export type PageParams = { offset?: number; limit?: number; search?: string };

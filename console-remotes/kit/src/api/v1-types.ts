@@ -1,0 +1,140 @@
+/** The parts of the `/v1` wire shapes the console reads (the full shapes are in /openapi.json). */
+
+export type LlmConfig = {
+  model: string;
+  handle: string | null;
+  context_window: number;
+  model_endpoint_type?: string;
+  [key: string]: unknown;
+};
+
+export type Model = LlmConfig & {
+  name: string;
+  display_name: string;
+  provider_name: string;
+  provider_type: string;
+  provider_category: string;
+};
+
+export type Block = {
+  id: string;
+  label: string;
+  value: string;
+  limit: number;
+  description: string | null;
+  read_only: boolean;
+};
+
+export type Tool = {
+  id: string;
+  name: string;
+  description: string | null;
+  tool_type: string;
+  tags: string[];
+  json_schema: { name?: string; description?: string; parameters?: { properties?: Record<string, { type?: string; description?: string }>; required?: string[] } };
+  default_requires_approval: boolean | null;
+};
+
+export type ToolRule = { tool_name: string; type: string; [key: string]: unknown };
+
+export type Agent = {
+  id: string;
+  name: string;
+  description: string | null;
+  agent_type: string;
+  model: string | null;
+  llm_config: LlmConfig;
+  tags: string[];
+  blocks: Block[];
+  tools: Tool[];
+  tool_rules: ToolRule[] | null;
+  project_id: string | null;
+  created_at: string;
+  updated_at: string | null;
+  last_run_completion: string | null;
+  last_stop_reason: string | null;
+};
+
+export type CreateBlock = { label: string; value: string; limit?: number; description?: string };
+
+export type CreateAgent = {
+  name?: string;
+  model?: string;
+  description?: string;
+  tags?: string[];
+  memory_blocks?: CreateBlock[];
+  project_id?: string;
+  include_base_tools?: boolean;
+};
+
+export type RunStatus = 'created' | 'running' | 'completed' | 'failed' | 'cancelled' | (string & {});
+
+export type Run = {
+  id: string;
+  agent_id: string;
+  status: RunStatus;
+  stop_reason: string | null;
+  background: boolean | null;
+  created_at: string;
+  completed_at: string | null;
+  ttft_ns: number | null;
+  total_duration_ns: number | null;
+};
+
+export type UsageStatistics = {
+  message_type: 'usage_statistics';
+  completion_tokens: number;
+  prompt_tokens: number;
+  total_tokens: number;
+  step_count: number;
+};
+
+export type ContextWindow = {
+  context_window_size_max: number;
+  context_window_size_current: number;
+  num_messages: number;
+  num_archival_memory: number;
+  num_recall_memory: number;
+  num_tokens_system: number;
+  num_tokens_core_memory: number;
+  num_tokens_external_memory_summary: number;
+  num_tokens_summary_memory: number;
+  num_tokens_functions_definitions: number;
+  num_tokens_messages: number;
+};
+
+export type Passage = { id: string; text: string; created_at: string; tags?: string[] | null };
+
+export type ToolCall = { name?: string; arguments?: string; tool_call_id?: string };
+
+/** A message or control frame of the agent API (`LettaMessage` and the stream's extra frames). */
+export type WireMessage = {
+  id: string;
+  message_type: string;
+  date?: string;
+  otid?: string | null;
+  run_id?: string | null;
+  step_id?: string | null;
+  seq_id?: number;
+  /** user/assistant/system messages. */
+  content?: string | Array<{ type: string; text?: string }>;
+  /** reasoning_message. */
+  reasoning?: string;
+  /** tool_call_message / approval_request_message. */
+  tool_call?: ToolCall;
+  tool_calls?: ToolCall[];
+  /** tool_return_message. */
+  tool_return?: string;
+  status?: 'success' | 'error';
+  tool_call_id?: string;
+  /** approval_response_message. */
+  approve?: boolean | null;
+  approval_request_id?: string | null;
+  reason?: string | null;
+  /** stop_reason frames. */
+  stop_reason?: string;
+  /** error_message frames. */
+  error_type?: string;
+  message?: string;
+  [key: string]: unknown;
+};

@@ -1,0 +1,66 @@
+import * as z from 'zod/mini';
+
+/*
+ * Form rules, written to match the console API's request schemas (api/src/routes/console/*.ts)
+ * and the spec's messages. zod/mini keeps them small in the browser; when a shared `contracts`
+ * package exists, these move there and the API imports the same objects.
+ */
+
+const name = z.string().check(z.trim(), z.minLength(1, 'Name is required'), z.maxLength(100, 'Name must be at most 100 characters long'));
+
+export const SignUpSchema = z.object({
+  name,
+  email: z.email('Enter a valid email address'),
+  password: z.string().check(z.minLength(8, 'Password must be at least 8 characters long'), z.maxLength(256)),
+});
+
+export const LoginSchema = z.object({
+  email: z.string().check(z.minLength(1, 'Email is required')),
+  password: z.string().check(z.minLength(1, 'Password is required')),
+});
+
+export const PasswordResetSchema = z.object({
+  email: z.string().check(z.minLength(1, 'Email is required')),
+  code: z.string().check(z.minLength(1, 'Enter the code from the email')),
+  password: z.string().check(z.minLength(8, 'Password must be at least 8 characters long'), z.maxLength(256)),
+});
+
+export const ProjectSchema = z.object({ name });
+export const OrganizationSchema = z.object({ name });
+export const ApiKeySchema = z.object({ name });
+
+export const MemoryBlockSchema = z.object({
+  label: z.string().check(z.trim(), z.minLength(1, 'Label is required')),
+  value: z.string(),
+  limit: z.number().check(z.int('Limit must be a whole number'), z.minimum(1, 'Limit must be at least 1')),
+});
+
+export const CreateAgentSchema = z.object({
+  name: z.string().check(z.trim(), z.minLength(1, 'Name is required')),
+  model: z.string().check(z.minLength(1, 'Choose a model')),
+  memoryBlocks: z.array(MemoryBlockSchema),
+});
+
+/** The forms of the console, by name (see `validateForm`). */
+export const formSchemas = {
+  signUp: SignUpSchema,
+  login: LoginSchema,
+  passwordReset: PasswordResetSchema,
+  project: ProjectSchema,
+  organization: OrganizationSchema,
+  apiKey: ApiKeySchema,
+  memoryBlock: MemoryBlockSchema,
+  createAgent: CreateAgentSchema,
+};
+
+/** Field → first message, for a form; empty when valid. */
+export function fieldErrors(schema: Pick<z.ZodMiniType, 'safeParse'>, values: unknown): Record<string, string> {
+  const result = schema.safeParse(values);
+  if (result.success) return {};
+  const errors: Record<string, string> = {};
+  for (const issue of result.error.issues) {
+    const key = issue.path.map(String).join('.');
+    errors[key] ??= issue.message;
+  }
+  return errors;
+}

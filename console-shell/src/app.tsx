@@ -1,0 +1,119 @@
+import { useEffect, type ReactNode } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import {
+  Center,
+  consoleApi,
+  DesignSystemProvider,
+  ErrorNotice,
+  Loader,
+  Navigate,
+  Outlet,
+  ProjectContext,
+  queryKeys,
+  Route,
+  Routes,
+  useLocation,
+  useParams,
+  useSessionState,
+} from '@engram/console-kit';
+import { AppLayout } from './layout/app-layout.js';
+import { AccountPage } from './pages/account.js';
+import { ApiKeysPage } from './pages/api-keys.js';
+import { ForgotPasswordPage, LoginPage, SignUpPage } from './pages/auth.js';
+import { MembersPage } from './pages/members.js';
+import { NotFoundPage } from './pages/not-found.js';
+import { ProjectsPage } from './pages/projects.js';
+import { useRemotes } from './remotes/remote-manifest.js';
+import { RemoteMount } from './remotes/remote-mount.js';
+
+function FullPageLoader() {
+  return (
+    <Center h="100vh">
+      <Loader />
+    </Center>
+  );
+}
+
+/** Screens for signed-in users; anyone else goes to the login page (and comes back after). */
+function RequireSession({ children }: { children: ReactNode }) {
+  const state = useSessionState();
+  const location = useLocation();
+  if (state.status === 'loading') return <FullPageLoader />;
+  if (state.status === 'error') {
+    return (
+      <Center h="100vh" p="md">
+        <ErrorNotice error={state.error} title="The console could not reach the server" onRetry={() => window.location.reload()} />
+      </Center>
+    );
+  }
+  if (state.status === 'anonymous') return <Navigate to="/login" replace state={{ from: `${location.pathname}${location.search}` }} />;
+  return children;
+}
+
+function AnonymousOnly({ children }: { children: ReactNode }) {
+  const state = useSessionState();
+  if (state.status === 'loading') return <FullPageLoader />;
+  if (state.status === 'signed-in') return <Navigate to="/projects" replace />;
+  return children;
+}
+
+/** `/projects/:projectSlug/*`: the project every remote below works in. */
+function ProjectScope() {
+  const { projectSlug = '' } = useParams();
+  const project = useQuery({ queryKey: queryKeys.project(projectSlug), queryFn: () => consoleApi.project(projectSlug) });
+  if (project.isPending) return <Loader m="xl" />;
+  if (project.error) return <ErrorNotice error={project.error} title="This project could not be opened" onRetry={() => void project.refetch()} />;
+  return (
+    <ProjectContext.Provider value={project.data}>
+      <Outlet />
+    </ProjectContext.Provider>
+  );
+}
+
+function ProjectHome() {
+  const remotes = useRemotes();
+  if (remotes.isPending) return <Loader m="xl" />;
+  const first = remotes.data?.[0];
+  return first ? <Navigate to={first.route} replace /> : <NotFoundPage message="No console modules are installed." />;
+}
+
+/** Mounts the remote whose route is the URL's `:area`. */
+function RemoteRoute() {
+  const { area = '' } = useParams();
+  const remotes = useRemotes();
+  if (remotes.isPending) return <Loader m="xl" />;
+  if (remotes.error) return <ErrorNotice error={remotes.error} title="The list of console modules could not be loaded" onRetry={() => void remotes.refetch()} />;
+  const remote = remotes.data.find((candidate) => candidate.route === area);
+  if (!remote) return <NotFoundPage />;
+  return <RemoteMount remote={remote} />;
+}
+
+export function App() {
+  const state = useSessionState();
+  const user = state.status === 'signed-in' ? state.session.user : undefined;
+  useEffect(() => {
+    document.documentElement.lang = user?.locale ?? navigator.language ?? 'en';
+  }, [user?.locale]);
+
+  return (
+    <DesignSystemProvider theme={user?.theme}>
+      <Routes>
+        <Route path="/login" element={<AnonymousOnly><LoginPage /></AnonymousOnly>} />
+        <Route path="/signup" element={<AnonymousOnly><SignUpPage /></AnonymousOnly>} />
+        <Route path="/forgot-password" element={<AnonymousOnly><ForgotPasswordPage /></AnonymousOnly>} />
+        <Route element={<RequireSession><AppLayout /></RequireSession>}>
+          <Route index element={<Navigate to="/projects" replace />} />
+          <Route path="projects" element={<ProjectsPage />} />
+          <Route path="projects/:projectSlug" element={<ProjectScope />}>
+            <Route index element={<ProjectHome />} />
+            <Route path=":area/*" element={<RemoteRoute />} />
+          </Route>
+          <Route path="settings/api-keys" element={<ApiKeysPage />} />
+          <Route path="settings/members" element={<MembersPage />} />
+          <Route path="account" element={<AccountPage />} />
+          <Route path="*" element={<NotFoundPage />} />
+        </Route>
+      </Routes>
+    </DesignSystemProvider>
+  );
+}
