@@ -8,7 +8,7 @@ import {
   type AgentSnapshot,
   type MemoryBlock,
 } from '@engram/core';
-import { Block } from '@engram/db';
+import { AgentBlock, Block, recompileSystemMessage } from '@engram/db';
 
 export type ToolOutcome = { status: 'success' | 'error'; funcResponse: string; memoryChanged: boolean };
 
@@ -73,6 +73,13 @@ export async function executeBaseTool(
     );
     if (!result.ok) return { status: 'error', funcResponse: result.error, memoryChanged: false };
     await Block.query(trx).forOrg(snapshot.organizationId).findById(row.id).patch({ value: result.value });
+    // A shared block is one row: every other agent using it sees the edit in its prompt at once.
+    // (The editing agent's own prompt is rebuilt when its step closes.)
+    const sharers = await AgentBlock.query(trx)
+      .forOrg(snapshot.organizationId)
+      .where({ blockId: row.id })
+      .whereNot({ agentId: snapshot.id });
+    for (const { agentId } of sharers) await recompileSystemMessage(trx, snapshot.organizationId, agentId, new Date());
     return { status: 'success', funcResponse: result.message, memoryChanged: true };
   } catch (error) {
     if (error instanceof ToolArgumentError) {

@@ -92,6 +92,23 @@ describe('sending a message', () => {
     expect(JSON.stringify(second?.messages[0])).toContain('Ada likes tea.');
   });
 
+  it('lets one agent edit a shared block that a second agent then sees, in its memory and its prompt', async () => {
+    const shared = await client.blocks.create({ label: 'team', value: 'Team notes.' });
+    const [writer, reader] = [
+      await client.agents.create({ model: 'openai/gpt-4o-mini', block_ids: [shared.id] } as Parameters<typeof client.agents.create>[0]),
+      await client.agents.create({ model: 'openai/gpt-4o-mini', block_ids: [shared.id] } as Parameters<typeof client.agents.create>[0]),
+    ];
+    model.enqueue(
+      { type: 'tool_calls', calls: [{ name: 'memory_insert', arguments: { label: 'team', new_string: 'Release is on Friday.' } }] },
+      { type: 'text', text: 'Noted for the team.' },
+      { type: 'text', text: 'The release is on Friday.' },
+    );
+    await client.agents.messages.create(writer.id, { messages: [{ role: 'user', content: 'The release is on Friday' }] });
+    expect((await client.agents.blocks.retrieve('team', { agent_id: reader.id })).value).toContain('Release is on Friday.');
+    await client.agents.messages.create(reader.id, { messages: [{ role: 'user', content: 'When is the release?' }] });
+    expect(JSON.stringify(model.requests.at(-1)?.messages[0])).toContain('Release is on Friday.');
+  });
+
   it('answers 404 for an unknown agent and for another organization’s agent, and 422 for a malformed body', async () => {
     const missing = await api('/agents/agent-00000000-0000-4000-8000-000000000000/messages', {
       method: 'POST',
