@@ -52,8 +52,6 @@ export type AgentSnapshot = {
   toolRules: ToolRule[];
   messageBufferAutoclear: boolean;
   timezone: string;
-  /** Messages stored for the agent so far (recall memory size), for the memory metadata section. */
-  recallMessageCount: number;
 };
 
 /** A client-side tool declared on one request; calling it pauses the run like an approval. */

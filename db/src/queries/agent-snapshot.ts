@@ -3,7 +3,6 @@ import type { Knex } from 'knex';
 import { Agent } from '../models/agent.js';
 import { Block } from '../models/block.js';
 import { Tool } from '../models/tool.js';
-import { Message } from '../models/message.js';
 
 /** Everything the agent loop and the context view need of an agent, in one consistent read. */
 export async function loadAgentSnapshot(
@@ -14,7 +13,7 @@ export async function loadAgentSnapshot(
   const agent = await Agent.query(db).forOrg(organizationId).findById(agentId);
   if (!agent) return undefined;
   // Sequential on purpose: callers pass a transaction, whose queries share one connection.
-  const [blocks, tools, recall] = [
+  const [blocks, tools] = [
     await Block.query(db)
       .forOrg(organizationId)
       .join('agent_blocks', 'agent_blocks.block_id', 'blocks.id')
@@ -27,7 +26,6 @@ export async function loadAgentSnapshot(
       .where('agent_tools.agent_id', agentId)
       .orderBy('tools.name')
       .select('tools.*'),
-    await Message.query(db).forOrg(organizationId).where({ agentId }).resultSize(),
   ] as const;
   return {
     id: agent.id,
@@ -56,6 +54,5 @@ export async function loadAgentSnapshot(
     toolRules: agent.toolRules as ToolRule[],
     messageBufferAutoclear: agent.messageBufferAutoclear,
     timezone: agent.timezone,
-    recallMessageCount: recall,
   };
 }
