@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import { createDatabase, createSecretBox, type Database, type SecretBox } from '@engram/db';
 import { createTemporalClient, createWorker } from '@engram/temporal';
-import { buildApp, createNotificationHub, createServices, ENGRAM_VERSION, type BaseProvider } from '@engram/api';
+import { buildApp, createNotificationHub, createServices, parseApiConfig, type BaseProvider } from '@engram/api';
 import type { BenchEndpoints } from './infra.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -116,14 +116,7 @@ export async function startBenchStack(
     stops.push(() => notifications.close());
     const services = createServices({ db, temporal, taskQueue, secrets, baseProviders: options.baseProviders, notifications });
     const app = await buildApp({
-      config: {
-        port: 0,
-        host: '127.0.0.1',
-        logLevel: 'silent',
-        version: ENGRAM_VERSION,
-        streamPingIntervalMs: 20_000,
-        streamPollIntervalMs: 1000,
-      },
+      config: { ...parseApiConfig({}), port: 0, logLevel: 'silent', streamPingIntervalMs: 20_000 },
       services,
       logger: false,
     });

@@ -9,6 +9,13 @@ export const ApiConfigSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   STREAM_PING_INTERVAL_SECONDS: z.coerce.number().positive().default(20),
   STREAM_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+  ENGRAM_SMTP_URL: z
+    .url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL, like smtp://user:password@mail.example.com:587' })
+    .optional(),
+  ENGRAM_EMAIL_FROM: z.string().min(3).default('Engram <no-reply@localhost>'),
+  ENGRAM_SUPPORT_CHAT_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  NODE_ENV: z.string().optional(),
+  ENGRAM_DEVELOPMENT_OUTBOX: z.enum(['true', 'false']).optional(),
 });
 
 export type ApiConfig = {
@@ -20,6 +27,16 @@ export type ApiConfig = {
   streamPingIntervalMs: number;
   /** Longest a stream reader waits without a notification before re-reading the log. */
   streamPollIntervalMs: number;
+  /** Where emails are delivered; without it they stay in the outbox table (the console reads codes from there in development). */
+  smtp: { url: string; from: string } | null;
+  /** Signs support-chat identities; without it the console gets no support-chat token. */
+  supportChatSecret: string | null;
+  /**
+   * Serve `GET /api/development/outbox`, where signed-in users read the codes and invitations sent
+   * to them, so sign-up works without a mail relay. On unless NODE_ENV is production;
+   * ENGRAM_DEVELOPMENT_OUTBOX=true|false decides either way.
+   */
+  exposeDevelopmentOutbox: boolean;
 };
 
 export const ENGRAM_VERSION = '0.1.0';
@@ -34,5 +51,10 @@ export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
     version: ENGRAM_VERSION,
     streamPingIntervalMs: parsed.data.STREAM_PING_INTERVAL_SECONDS * 1000,
     streamPollIntervalMs: parsed.data.STREAM_POLL_INTERVAL_MS,
+    smtp: parsed.data.ENGRAM_SMTP_URL ? { url: parsed.data.ENGRAM_SMTP_URL, from: parsed.data.ENGRAM_EMAIL_FROM } : null,
+    supportChatSecret: parsed.data.ENGRAM_SUPPORT_CHAT_SECRET ?? null,
+    exposeDevelopmentOutbox: parsed.data.ENGRAM_DEVELOPMENT_OUTBOX
+      ? parsed.data.ENGRAM_DEVELOPMENT_OUTBOX === 'true'
+      : parsed.data.NODE_ENV !== 'production',
   };
 }

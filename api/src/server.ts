@@ -6,6 +6,7 @@ import { buildApp } from './app.js';
 import { parseApiConfig } from './config.js';
 import { createServices } from './services/index.js';
 import { createNotificationHub } from './services/runs/notification-hub.js';
+import { createSmtpNotifier } from './services/accounts/smtp-notifier.js';
 
 /** API process entry: parse config once, compose, listen, and close gracefully. */
 async function main(): Promise<void> {
@@ -20,6 +21,15 @@ async function main(): Promise<void> {
   const db = createDatabase({ url: databaseUrl });
   const temporal = await createTemporalClient({ address: temporalConfig.address, namespace: temporalConfig.namespace });
   const notifications = await createNotificationHub({ databaseUrl });
+  const { smtp } = config;
+  const notifier = smtp
+    ? createSmtpNotifier({
+        db,
+        smtpUrl: smtp.url,
+        from: smtp.from,
+        onDeliveryFailure: (error, { subject }) => console.error(`[engram] email "${subject}" not delivered; it stays in the outbox:`, error),
+      })
+    : undefined;
   const services = createServices({
     db,
     temporal,
@@ -27,6 +37,8 @@ async function main(): Promise<void> {
     secrets: createSecretBox(secretKey),
     baseProviders: parseBaseProviders(process.env),
     notifications,
+    notifier,
+    supportChatSecret: config.supportChatSecret ?? undefined,
   });
   const app = await buildApp({ config, services });
 

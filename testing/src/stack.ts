@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Client } from '@temporalio/client';
 import { createDatabase, createSecretBox, type Database } from '@engram/db';
 import { createTemporalClient, createWorker, type EngramWorker } from '@engram/temporal';
-import { buildApp, createNotificationHub, createServices, ENGRAM_VERSION, type AppServices, type BaseProvider } from '@engram/api';
+import { buildApp, createNotificationHub, createServices, parseApiConfig, type AppServices, type BaseProvider } from '@engram/api';
 import type { CreatedTenant } from '@engram/api';
 
 export type TestStack = {
@@ -45,14 +45,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   const notifications = await createNotificationHub({ databaseUrl: inject('databaseUrl') });
   const services = createServices({ db, temporal, taskQueue, secrets, baseProviders, notifications });
   const app = await buildApp({
-    config: {
-      port: 0,
-      host: '127.0.0.1',
-      logLevel: 'silent',
-      version: ENGRAM_VERSION,
-      streamPingIntervalMs: options.pingIntervalMs ?? 20_000,
-      streamPollIntervalMs: 1000,
-    },
+    config: { ...parseApiConfig({}), port: 0, logLevel: 'silent', streamPingIntervalMs: options.pingIntervalMs ?? 20_000 },
     services,
     logger: false,
   });

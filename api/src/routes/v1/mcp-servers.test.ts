@@ -7,7 +7,7 @@ import { createMcpConnectionPool } from '@engram/activities/mcp/connection-pool'
 import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
 import { FIXTURE_STDIO_COMMAND, startFixtureHttpServer, type FixtureHttpServer } from '@engram/testing/mcp-fixture/index';
 import { buildApp } from '../../app.js';
-import { ENGRAM_VERSION } from '../../config.js';
+import { parseApiConfig } from '../../config.js';
 import { createServices } from '../../services/index.js';
 import { createNotificationHub, type NotificationHub } from '../../services/runs/notification-hub.js';
 
@@ -172,7 +172,7 @@ describe('MCP timeouts', () => {
       mcpConnections: createMcpConnectionPool({ timeouts: { connectMs: 5_000, listToolsMs: 5_000, callToolMs: 500 } }),
     });
     quickApp = await buildApp({
-      config: { port: 0, host: '127.0.0.1', logLevel: 'silent', version: ENGRAM_VERSION, streamPingIntervalMs: 20_000, streamPollIntervalMs: 1000 },
+      config: { ...parseApiConfig({}), port: 0, logLevel: 'silent' },
       services,
       logger: false,
     });
