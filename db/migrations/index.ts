@@ -6,6 +6,7 @@ import * as sandbox from './20261121040000_sandbox.js';
 import * as archival from './20261121050000_archival.js';
 import * as mcp from './20261121060000_mcp.js';
 import * as accounts from './20261122000000_accounts.js';
+import * as folders from './20261123000000_folders.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -18,4 +19,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261121050000_archival', archival],
   ['20261121060000_mcp', mcp],
   ['20261122000000_accounts', accounts],
+  ['20261123000000_folders', folders],
 ];

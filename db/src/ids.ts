@@ -16,6 +16,10 @@ export const ID_PREFIXES = {
   job: 'job',
   ping: 'ping',
   identity: 'identity',
+  /** Folders and the deprecated sources share one prefix, as on the public API. */
+  source: 'source',
+  file: 'file',
+  fileAgent: 'file_agent',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

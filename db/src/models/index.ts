@@ -31,6 +31,15 @@ export { McpServer, MCP_SERVER_TYPES, newMcpServerId, type McpServerType } from 
 export { McpOAuthSession, newMcpOAuthSessionId, type McpOAuthSessionStatus } from './mcp-oauth-session.js';
 export { Archive, ArchiveAgent } from './archive.js';
 export { Passage, PassageVector } from './passage.js';
+export {
+  Source,
+  SourceFile,
+  FileUpload,
+  SourceAgent,
+  FileAgent,
+  FILE_PROCESSING_STATUSES,
+  type FileProcessingStatus,
+} from './source.js';
 export { Provider } from './provider.js';
 export { Run, RunEvent, type RunStatus, type RunUsage } from './run.js';
 export { Step } from './step.js';
