@@ -4,7 +4,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleStatic } from '@engram/api/http/console-static';
+import { CONSOLE_CONTENT_SECURITY_POLICY, consoleStatic } from '@engram/api/http/console-static';
 
 /* The API's static route for the console, on a plain Fastify app over a fake build. */
 
@@ -79,6 +79,23 @@ describe('the console static route', () => {
       expect(response.statusCode, url).toBe(404);
       expect(response.body).not.toContain('not for the web');
     }
+  });
+
+  it('sends the security headers with the page, its files, the manifest and the not-built page, and leaves API 404s alone', async () => {
+    const bare = Fastify({ logger: false });
+    await bare.register(consoleStatic({ shellDir: path.join(scratch, 'missing'), remotesDir: path.join(scratch, 'missing') }));
+    const responses = [
+      ...(await Promise.all(['/', '/projects/default/agents', '/console/shell/main.0123abcd.js', '/console/remotes/agents/remoteEntry.js', '/console/remotes.json'].map((url) => app.inject({ url })))),
+      await bare.inject({ url: '/projects' }),
+    ];
+    for (const response of responses) {
+      expect(response.headers['content-security-policy']).toBe(CONSOLE_CONTENT_SECURITY_POLICY);
+      expect(response.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'referrer-policy': 'same-origin', 'x-frame-options': 'DENY' });
+    }
+    const policy = new Map(CONSOLE_CONTENT_SECURITY_POLICY.split('; ').map((directive) => [directive.split(' ')[0], directive.split(' ').slice(1).join(' ')]));
+    expect(Object.fromEntries(policy)).toMatchObject({ 'script-src': "'self'", 'connect-src': "'self'", 'frame-ancestors': "'none'", 'object-src': "'none'" });
+    expect((await app.inject({ url: '/v1/health/' })).headers['content-security-policy']).toBeUndefined();
+    await bare.close();
   });
 
   it('answers a clear page when the console is not built', async () => {

@@ -44,8 +44,8 @@ function watchErrors(page: Page): string[] {
   return errors;
 }
 
-async function newPage(): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: DESKTOP, baseURL: stack.baseUrl });
+async function newPage(options: { bypassCSP?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: DESKTOP, baseURL: stack.baseUrl, bypassCSP: options.bypassCSP ?? false });
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
   onTestFailed(async () => {
@@ -356,7 +356,9 @@ describe('the console', () => {
   it('keeps working with a clear fallback when the agents remote’s server is down, and recovers when it is back', { timeout: 180_000 }, async () => {
     expect(state.projectPath).toBeDefined();
     const remote = await serveDirectory(path.join(repoRoot, 'console-remotes/agents/dist'));
-    const { context, page, errors } = await newPage();
+    // The console's CSP admits scripts from its own origin only (ade-panels.test.ts pins that); this test serves the
+    // remote from a second origin to stop it independently, so it sets the policy aside.
+    const { context, page, errors } = await newPage({ bypassCSP: true });
     // The manifest points the agents remote at its own server (a separate deployment, as it may be in production).
     await page.route('**/console/remotes.json', async (route) => {
       const manifest = (await (await route.fetch()).json()) as { remotes: Array<{ name: string; entry: string }> };

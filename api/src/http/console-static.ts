@@ -31,6 +31,26 @@ const CONTENT_TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
+/**
+ * The console's Content-Security-Policy. Scripts come only from this origin as files (the shell's
+ * index.html has no inline script, and Module Federation loads remotes with `<script src>` from the
+ * manifest's same-origin entries, fetched like the API: connect-src 'self'). Styles may be inline:
+ * Mantine writes its theme variables into a `<style>` element at runtime, which no hash can name.
+ * Images and fonts may be data: URLs (the favicon is one).
+ */
+export const CONSOLE_CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 /** Files whose name carries a content hash never change, so browsers keep them for a year. */
 const HASHED = /\.[0-9a-f]{8}\.(js|css)$/;
 
@@ -73,7 +93,6 @@ async function sendFile(request: FastifyRequest, reply: FastifyReply, file: stri
   reply
     .header('content-type', contentType)
     .header('cache-control', cacheable && HASHED.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache')
-    .header('x-content-type-options', 'nosniff')
     .header('vary', 'accept-encoding');
   if (gzipped) reply.header('content-encoding', 'gzip');
   return reply.send(body);
@@ -96,8 +115,16 @@ export function consoleStatic(options: ConsoleStaticOptions = {}): FastifyPlugin
   const route = { schema: { hide: true }, config: { public: true } } as const;
 
   return async (app) => {
+    // Every console response carries these: the page, its files, the manifest and the not-built page.
+    app.addHook('onRequest', async (_request, reply) => {
+      reply
+        .header('content-security-policy', CONSOLE_CONTENT_SECURITY_POLICY)
+        .header('x-content-type-options', 'nosniff')
+        .header('referrer-policy', 'same-origin')
+        .header('x-frame-options', 'DENY');
+    });
+
     async function sendShellPage(request: FastifyRequest, reply: FastifyReply) {
-      reply.header('x-frame-options', 'DENY').header('referrer-policy', 'same-origin');
       const sent = await sendFile(request, reply, path.join(shellDir, 'index.html'), false);
       if (sent) return sent;
       return reply.code(503).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-cache').send(NOT_BUILT_PAGE);

@@ -13,7 +13,10 @@ export const agentKeys = {
   context: (v1: V1Client, agentId: string) => [...agentKeys.live(v1, agentId), 'context'] as const,
   runs: (v1: V1Client, agentId: string) => [...agentKeys.live(v1, agentId), 'runs'] as const,
   tools: (v1: V1Client, agentId: string) => [...agentKeys.agent(v1, agentId), 'tools'] as const,
-  passages: (v1: V1Client, agentId: string, search: string) => [...agentKeys.live(v1, agentId), 'passages', search] as const,
+  /** Every page and search of archival memory (what an insert or delete makes stale). */
+  passages: (v1: V1Client, agentId: string) => [...agentKeys.live(v1, agentId), 'passages'] as const,
+  passagePage: (v1: V1Client, agentId: string, after: string | null) => [...agentKeys.passages(v1, agentId), 'page', after] as const,
+  passageSearch: (v1: V1Client, agentId: string, search: object) => [...agentKeys.passages(v1, agentId), 'search', search] as const,
   models: (v1: V1Client) => [...queryKeys.v1(v1.organizationId), 'models'] as const,
   tags: (v1: V1Client) => [...queryKeys.v1(v1.organizationId), 'tags'] as const,
   orgTools: (v1: V1Client) => [...queryKeys.v1(v1.organizationId), 'tools'] as const,

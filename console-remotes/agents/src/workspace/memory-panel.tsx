@@ -29,12 +29,15 @@ function BlockCard({ agentId, block }: { agentId: string; block: Block }) {
   const save = useMutation({
     mutationFn: () => v1.updateBlock(agentId, block.label, { value, limit: Number(limit) }),
     onSuccess: async () => {
-      setEditing(false);
+      // Closed once the saved block is back, so the old value never flashes in between.
       await queryClient.invalidateQueries({ queryKey: agentKeys.live(v1, agentId) });
+      setEditing(false);
     },
   });
-  const used = block.value.length;
-  const ratio = block.limit > 0 ? used / block.limit : 0;
+  // While editing, the size is the draft's against the draft limit, so going over shows before saving.
+  const used = editing ? value.length : block.value.length;
+  const shownLimit = editing ? Number(limit) || 0 : block.limit;
+  const ratio = shownLimit > 0 ? used / shownLimit : 0;
   const draftTooLong = value.length > Number(limit);
   return (
     <Card withBorder radius="md" p="sm" data-testid={`memory-block-${block.label}`}>
@@ -52,7 +55,7 @@ function BlockCard({ agentId, block }: { agentId: string; block: Block }) {
           </Group>
           <Group gap={6} wrap="nowrap">
             <Text size="xs" c={ratio > 0.9 ? 'red' : 'dimmed'} ff="monospace" data-testid="block-chars">
-              {format.number(used)} / {format.number(block.limit)}
+              {format.number(used)} / {format.number(shownLimit)}
             </Text>
             {!editing ? (
               <Tooltip label="Edit block">

@@ -46,6 +46,11 @@ const STOP_LABELS: Record<string, { label: string; color: string }> = {
   max_steps: { label: 'Stopped at the step limit', color: 'yellow' },
   no_tool_call: { label: 'Ended without a tool call', color: 'gray' },
   invalid_tool_call: { label: 'Invalid tool call', color: 'red' },
+  invalid_llm_response: { label: 'Invalid model response', color: 'red' },
+  max_tokens_exceeded: { label: 'Stopped at the token limit', color: 'yellow' },
+  tool_rule: { label: 'Ended by a tool rule', color: 'gray' },
+  insufficient_credits: { label: 'Out of credits', color: 'red' },
+  context_window_overflow_in_system_prompt: { label: 'The system prompt overflows the context window', color: 'red' },
 };
 
 function AgentAvatar() {

@@ -15,18 +15,23 @@ import {
   type Agent,
   type Tool,
 } from '@engram/console-kit';
-import { Select, Switch } from '@engram/console-kit/widgets';
-import { IconPlugConnected, IconUnlink } from '@tabler/icons-react';
+import { Collapse, Select, Switch } from '@engram/console-kit/widgets';
+import { IconPlayerPlay, IconPlugConnected, IconUnlink } from '@tabler/icons-react';
+import type { RunnableTool } from '../ade-api.js';
 import { agentKeys, useAgentTools, useOrganizationTools } from '../queries.js';
+import { ToolRunForm } from './tool-run-form.js';
 
 /** The toggle writes a `requires_approval` tool rule on the agent; its presence is the state. */
 function requiresApproval(agent: Agent, tool: Tool): boolean {
   return (agent.tool_rules ?? []).some((rule) => rule.type === 'requires_approval' && rule.tool_name === tool.name);
 }
 
-function ToolRow({ agent, tool }: { agent: Agent; tool: Tool }) {
+function ToolRow({ agent, tool }: { agent: Agent; tool: RunnableTool }) {
   const v1 = useV1();
   const queryClient = useQueryClient();
+  const [running, setRunning] = useState(false);
+  // Built-in tools have no source to send to the sandbox: they run only inside the agent's turn.
+  const runnable = Boolean(tool.source_code);
   const refresh = () =>
     Promise.all([
       queryClient.invalidateQueries({ queryKey: agentKeys.agent(v1, agent.id), exact: true }),
@@ -47,6 +52,19 @@ function ToolRow({ agent, tool }: { agent: Agent; tool: Tool }) {
             <Badge size="xs" variant="default" tt="none">
               {tool.tool_type.replace(/^letta_/, '')}
             </Badge>
+            {runnable ? (
+              <Tooltip label={running ? 'Close' : 'Try it with arguments'}>
+                <ActionIcon
+                  size="sm"
+                  variant={running ? 'light' : 'subtle'}
+                  onClick={() => setRunning((open) => !open)}
+                  aria-label={`Try ${tool.name}`}
+                  aria-expanded={running}
+                >
+                  <IconPlayerPlay size={14} />
+                </ActionIcon>
+              </Tooltip>
+            ) : null}
             <Tooltip label="Detach from this agent">
               <ActionIcon size="sm" variant="subtle" color="red" loading={detach.isPending} onClick={() => detach.mutate()} aria-label={`Detach ${tool.name}`}>
                 <IconUnlink size={14} />
@@ -68,12 +86,18 @@ function ToolRow({ agent, tool }: { agent: Agent; tool: Tool }) {
         />
         {approval.error ? <ErrorNotice error={approval.error} title="Not changed" /> : null}
         {detach.error ? <ErrorNotice error={detach.error} title="Not detached" /> : null}
+        {runnable ? (
+          // Mounted only while open: kept mounted (Mantine's default, a hidden React <Activity>), the form's field errors never showed.
+          <Collapse expanded={running} keepMounted={false}>
+            <ToolRunForm tool={tool} />
+          </Collapse>
+        ) : null}
       </Stack>
     </Card>
   );
 }
 
-/** The agent's tools: attach, detach, and whether each needs a human's approval before it runs. */
+/** The agent's tools: attach, detach, whether each needs a human's approval before it runs, and trying one out. */
 export function ToolsPanel({ agent }: { agent: Agent }) {
   const v1 = useV1();
   const queryClient = useQueryClient();

@@ -135,7 +135,7 @@ export function AgentWorkspace() {
           {mobileTab === 'chat' ? (
             chatCard
           ) : (
-            <ScrollArea h="100%">
+            <ScrollArea h="100%" offsetScrollbars="present">
               <PanelBody id={mobileTab} agent={agent.data} />
             </ScrollArea>
           )}
