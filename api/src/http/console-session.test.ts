@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '@engram/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startTestStack } from '@engram/testing';
 import { signUp } from '../routes/console/console-test-support.js';
 import { CONSOLE_REQUEST_HEADER, SESSION_COOKIE } from './auth.js';
 
-let stack: TestStack;
-
-beforeAll(async () => {
-  stack = await startTestStack({ inProcessWorker: false });
-});
-
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = await startTestStack({ inProcessWorker: false });
+afterAll(() => stack.stop());
 
 describe('the console reaching /v1 with its session', () => {
   it('accepts the session cookie on /v1 only together with the console header', async () => {

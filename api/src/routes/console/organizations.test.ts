@@ -1,19 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ApiKey, Organization, OrganizationInvite, OrganizationMember, VerifiedDomain } from '@engram/db';
-import { startTestStack, type TestStack } from '@engram/testing';
+import { startTestStack } from '@engram/testing';
 import { ConsoleClient } from '@engram/testing/cookie-jar';
 import { inviteMember, latestCode, signUp, uniqueEmail } from './console-test-support.js';
 
-let stack: TestStack;
-
-beforeAll(async () => {
-  stack = await startTestStack({ inProcessWorker: false });
-});
-
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = await startTestStack({ inProcessWorker: false });
+afterAll(() => stack.stop());
 
 describe('organizations', () => {
   it('creates one, shows, renames and deletes the acting organization', async () => {

@@ -1,23 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ApiKey, EnvironmentVariable, Organization, Project } from '@engram/db';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
 import { inviteMember, signUp, type ConsoleUser } from './console-test-support.js';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
-
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({
-    baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
-    inProcessWorker: false,
-  });
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
+const { stack, stop } = await startAgentTestContext({ inProcessWorker: false });
+afterAll(stop);
 
 async function createAgent(user: ConsoleUser, headers: Record<string, string> = {}): Promise<{ id: string; name: string }> {
   const key = await user.client.post('/api-keys', { name: 'agents' });

@@ -1,21 +1,14 @@
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createSecretBox, Organization, OrganizationMember, OutboxMessage, Project, Session, User, VerificationCode } from '@engram/db';
-import { startTestStack, type TestStack } from '@engram/testing';
+import { startTestStack } from '@engram/testing';
 import { ConsoleClient } from '@engram/testing/cookie-jar';
 import { SESSION_COOKIE } from '../../http/auth.js';
 import { createAccountServices } from '../../services/accounts/index.js';
 import { latestCode, signUp, uniqueEmail } from './console-test-support.js';
 
-let stack: TestStack;
-
-beforeAll(async () => {
-  stack = await startTestStack({ inProcessWorker: false });
-});
-
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = await startTestStack({ inProcessWorker: false });
+afterAll(() => stack.stop());
 
 describe('sign-up', () => {
   it('creates the account with its own organization and default project, and signs in with a session cookie', async () => {

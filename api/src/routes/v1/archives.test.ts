@@ -1,48 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Letta from '@letta-ai/letta-client';
-import { Agent, Message } from '@engram/db';
+import { afterAll, describe, expect, it } from 'vitest';
 import { LOCAL_EMBEDDING_CONFIG, LOCAL_EMBEDDING_HANDLE } from '@engram/activities/archival/local-embedder';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
-let client: Letta;
-
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini', 'text-embedding-3-small'] });
-  stack = await startTestStack({
-    baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
-    inProcessWorker: false,
-  });
-  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
+const { stack, model, client, api, post, systemMessageText: systemPrompt, stop } = await startAgentTestContext({
+  models: ['gpt-4o-mini', 'text-embedding-3-small'],
+  inProcessWorker: false,
 });
-
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
-
-/** Response bodies are checked field by field, so they are read untyped. */
-type JsonResponse = Omit<Response, 'json'> & { json(): Promise<any> };
-
-const api = (path: string, init: RequestInit & { key?: string } = {}): Promise<JsonResponse> =>
-  fetch(`${stack.baseUrl}/v1${path}`, {
-    ...init,
-    headers: {
-      authorization: `Bearer ${init.key ?? stack.apiKey}`,
-      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-  });
-
-const post = (path: string, body: unknown, key?: string) => api(path, { method: 'POST', body: JSON.stringify(body), key });
+afterAll(stop);
 
 const newAgent = () => client.agents.create({ model: 'openai/gpt-4o-mini', include_base_tools: false });
-
-async function systemPrompt(agentId: string): Promise<string> {
-  const agent = await Agent.query(stack.db).findById(agentId);
-  const message = await Message.query(stack.db).findById(agent!.messageIds[0]!);
-  return message!.content.map((part) => (part.type === 'text' ? (part as { text: string }).text : '')).join('');
-}
 
 describe('archives', () => {
   it('creates an archive with the local embedder by default, reads, renames, lists and deletes it', async () => {

@@ -1,51 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import Letta from '@letta-ai/letta-client';
 import { DEFAULT_BLOCK_LIMIT } from '@engram/core';
-import { Agent, Message } from '@engram/db';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { startAgentTestContext, type JsonResponse } from '@engram/testing/agent-test-context';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
-let client: Letta;
-
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({
-    baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
-    inProcessWorker: false,
-  });
-  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
-
-/** Response bodies are checked field by field, so they are read untyped. */
-type JsonResponse = Omit<Response, 'json'> & { json(): Promise<any> };
-
-const api = (path: string, init: RequestInit & { key?: string } = {}): Promise<JsonResponse> =>
-  fetch(`${stack.baseUrl}/v1${path}`, {
-    ...init,
-    headers: {
-      authorization: `Bearer ${init.key ?? stack.apiKey}`,
-      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-  });
-
-const post = (path: string, body: unknown) => api(path, { method: 'POST', body: JSON.stringify(body) });
-const patch = (path: string, body?: unknown) => api(path, { method: 'PATCH', ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+const { stack, client, api, post, patch, systemMessageText, stop } = await startAgentTestContext({ inProcessWorker: false });
+afterAll(stop);
 
 /** A label prefix of one test's own, so list filters only see the blocks that test made. */
 const uniqueLabel = () => `b${randomUUID().slice(0, 8)}`;
-
-async function systemMessageText(agentId: string): Promise<string> {
-  const agent = await Agent.query(stack.db).findById(agentId);
-  const message = await Message.query(stack.db).findById(agent!.messageIds[0]!);
-  return message!.content.map((part) => (part.type === 'text' ? (part as { text: string }).text : '')).join('');
-}
 
 function createAgentWith(blockIds: string[]) {
   return client.agents.create({ model: 'openai/gpt-4o-mini', block_ids: blockIds, include_base_tools: false });

@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '@engram/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startTestStack } from '@engram/testing';
 
-let stack: TestStack;
-
-beforeAll(async () => {
-  stack = await startTestStack({ inProcessWorker: false });
-});
-
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = await startTestStack({ inProcessWorker: false });
+afterAll(() => stack.stop());
 
 describe('GET /v1/health over real HTTP', () => {
   it('answers with and without the trailing slash for a valid key', async () => {

@@ -1,39 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Letta from '@letta-ai/letta-client';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
-let client: Letta;
-
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({
-    baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
-    inProcessWorker: false,
-  });
-  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
-
-/** Response bodies are checked field by field, so they are read untyped. */
-type JsonResponse = Omit<Response, 'json'> & { json(): Promise<any> };
-
-const api = (path: string, init: RequestInit & { key?: string } = {}): Promise<JsonResponse> =>
-  fetch(`${stack.baseUrl}/v1${path}`, {
-    ...init,
-    headers: {
-      authorization: `Bearer ${init.key ?? stack.apiKey}`,
-      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-  });
-
-const post = (path: string, body: unknown, key?: string) => api(path, { method: 'POST', body: JSON.stringify(body), ...(key ? { key } : {}) });
+const { stack, client, api, post, stop } = await startAgentTestContext({ inProcessWorker: false });
+afterAll(stop);
 
 /** A label prefix of one test's own, so list filters only see the blocks that test made. */
 const uniqueLabel = () => `i${randomUUID().slice(0, 8)}`;

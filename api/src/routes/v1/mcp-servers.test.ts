@@ -1,55 +1,36 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import Letta from '@letta-ai/letta-client';
+import type Letta from '@letta-ai/letta-client';
 import type { FastifyInstance } from 'fastify';
 import { createSecretBox, maskSecret, McpServer, Tool } from '@engram/db';
 import { createMcpConnectionPool } from '@engram/activities/mcp/connection-pool';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { requestV1, startAgentTestContext, type ParsedResponse } from '@engram/testing/agent-test-context';
 import { FIXTURE_STDIO_COMMAND, startFixtureHttpServer, type FixtureHttpServer } from '@engram/testing/mcp-fixture/index';
 import { buildApp } from '../../app.js';
 import { parseApiConfig } from '../../config.js';
 import { createServices } from '../../services/index.js';
 import { createNotificationHub, type NotificationHub } from '../../services/runs/notification-hub.js';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
+const { stack, model, clientFor, stop } = await startAgentTestContext();
 const fixtures: FixtureHttpServer[] = [];
-
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({ baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }] });
-});
 
 afterEach(async () => {
   model.reset();
   await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
 });
 
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
+afterAll(stop);
 
 type Transport = 'stdio' | 'sse' | 'streamable_http';
 
-/** Response bodies are checked field by field, so they are read untyped. */
-type JsonResponse = { status: number; body: any };
-
-async function call(apiKey: string, method: string, path: string, body?: unknown, baseUrl = stack.baseUrl): Promise<JsonResponse> {
-  const response = await fetch(`${baseUrl}/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
+const call = (apiKey: string, method: string, path: string, body?: unknown, baseUrl = stack.baseUrl): Promise<ParsedResponse> =>
+  requestV1(baseUrl, apiKey, method, path, body);
 
 /** A fresh organization: MCP tool names are unique per organization, so each test gets its own. */
 async function tenant() {
   const created = await stack.createTenant();
   const apiKey = created.apiKey.key;
-  return { apiKey, organizationId: created.organizationId, client: new Letta({ apiKey, baseURL: stack.baseUrl, maxRetries: 0 }) };
+  return { apiKey, organizationId: created.organizationId, client: clientFor(apiKey) };
 }
 
 async function fixtureConfig(transport: Transport) {

@@ -1,13 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Provider } from '@engram/db';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
-
-let stack: TestStack;
-let model: ScriptedModelServer;
-let refusing: Server;
-let refusingUrl: string;
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
 /** A provider that refuses every key, answering as OpenAI does. */
 async function startRefusingProvider(): Promise<Server> {
@@ -20,35 +15,14 @@ async function startRefusingProvider(): Promise<Server> {
   return server;
 }
 
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  refusing = await startRefusingProvider();
-  refusingUrl = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/v1`;
-  stack = await startTestStack({
-    baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
-    inProcessWorker: false,
-  });
-});
+const { stack, model, api, send, stop } = await startAgentTestContext({ inProcessWorker: false });
+const refusing = await startRefusingProvider();
+const refusingUrl = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/v1`;
 
 afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-  await new Promise((resolve) => refusing?.close(resolve));
+  await stop();
+  await new Promise((resolve) => refusing.close(resolve));
 });
-
-/** Response bodies are checked field by field, so they are read untyped. */
-type JsonResponse = Omit<Response, 'json'> & { json(): Promise<any> };
-
-const api = (path: string, init: RequestInit & { key?: string } = {}): Promise<JsonResponse> =>
-  fetch(`${stack.baseUrl}/v1${path}`, {
-    ...init,
-    headers: {
-      authorization: `Bearer ${init.key ?? stack.apiKey}`,
-      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-  });
-const send = (method: string, path: string, body: unknown, key?: string) =>
-  api(path, { method, body: JSON.stringify(body), ...(key ? { key } : {}) });
 
 let counter = 0;
 const providerName = () => `byok-${++counter}-${Date.now()}`;

@@ -1,39 +1,11 @@
 import http from 'node:http';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import Letta from '@letta-ai/letta-client';
-import {
-  collectSse,
-  startScriptedModelServer,
-  startTestStack,
-  type ScriptedModelServer,
-  type TestStack,
-} from '@engram/testing';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { collectSse, startTestStack } from '@engram/testing';
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
-let client: Letta;
-
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({
-    baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
-    pingIntervalMs: 200,
-  });
-  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
-});
-
+const { stack, model, client, api, stop } = await startAgentTestContext({ pingIntervalMs: 200 });
 afterEach(() => model.reset());
-
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
-
-const api = (path: string, init: RequestInit = {}) =>
-  fetch(`${stack.baseUrl}/v1${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
-  });
+afterAll(stop);
 
 const newAgent = () => client.agents.create({ model: 'openai/gpt-4o-mini' } as Parameters<typeof client.agents.create>[0]);
 

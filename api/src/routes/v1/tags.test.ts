@@ -1,33 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Letta from '@letta-ai/letta-client';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import type Letta from '@letta-ai/letta-client';
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
-
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({
-    baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
-    inProcessWorker: false,
-  });
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
+const { stack, clientFor, api, stop } = await startAgentTestContext({ inProcessWorker: false });
+afterAll(stop);
 
 /** Each test gets an organization of its own, so the tag list holds only the tags it put there. */
 async function tenantWithAgentsTagged(tagSets: string[][]): Promise<{ client: Letta; key: string }> {
   const tenant = await stack.createTenant();
-  const client = new Letta({ apiKey: tenant.apiKey.key, baseURL: stack.baseUrl, maxRetries: 0 });
+  const client = clientFor(tenant.apiKey.key);
   for (const tags of tagSets) await client.agents.create({ model: 'openai/gpt-4o-mini', include_base_tools: false, tags });
   return { client, key: tenant.apiKey.key };
 }
 
 async function tags(key: string, query = ''): Promise<string[]> {
-  const response = await fetch(`${stack.baseUrl}/v1/tags/${query}`, { headers: { authorization: `Bearer ${key}` } });
+  const response = await api(`/tags/${query}`, { key });
   expect(response.status).toBe(200);
   return (await response.json()) as string[];
 }

@@ -1,39 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import Letta from '@letta-ai/letta-client';
 import { McpOAuthSession, McpServer, Tool, newId } from '@engram/db';
-import { readSse, startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { readSse } from '@engram/testing';
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
 import { FIXTURE_STDIO_COMMAND, startFixtureHttpServer, type FixtureHttpServer } from '@engram/testing/mcp-fixture/index';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
+const { stack, call, stop } = await startAgentTestContext({ inProcessWorker: false });
 const fixtures: FixtureHttpServer[] = [];
-
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({ baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }], inProcessWorker: false });
-});
 
 afterEach(async () => {
   await Promise.all(fixtures.splice(0).map((fixture) => fixture.stop()));
 });
 
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
-
-/** Response bodies are checked field by field, so they are read untyped. */
-type JsonResponse = { status: number; body: any };
-
-async function call(apiKey: string, method: string, path: string, body?: unknown): Promise<JsonResponse> {
-  const response = await fetch(`${stack.baseUrl}/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
+afterAll(stop);
 
 async function tenant() {
   const created = await stack.createTenant();

@@ -1,39 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Letta from '@letta-ai/letta-client';
+import { afterAll, describe, expect, it } from 'vitest';
 import { BASE_TOOLS } from '@engram/core';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
-let client: Letta;
-
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({
-    baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
-    inProcessWorker: false,
-  });
-  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
-
-/** Response bodies are checked field by field, so they are read untyped. */
-type JsonResponse = Omit<Response, 'json'> & { json(): Promise<any> };
-
-const api = (path: string, init: RequestInit & { key?: string } = {}): Promise<JsonResponse> =>
-  fetch(`${stack.baseUrl}/v1${path}`, {
-    ...init,
-    headers: {
-      authorization: `Bearer ${init.key ?? stack.apiKey}`,
-      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-  });
-const send = (method: string, path: string, body: unknown, key?: string) =>
-  api(path, { method, body: JSON.stringify(body), ...(key ? { key } : {}) });
+const { stack, model, client, api, send, stop } = await startAgentTestContext({ inProcessWorker: false });
+afterAll(stop);
 
 let counter = 0;
 const unique = (stem: string) => `${stem}_${++counter}_${Date.now().toString(36)}`;
@@ -153,7 +123,7 @@ describe('tool list and count filters', () => {
     expect(await names('tool_types=custom')).toEqual(['alpha_lookup', 'beta_lookup', 'gamma_report']);
     expect(await names('exclude_letta_tools=true')).toEqual(['alpha_lookup', 'beta_lookup', 'gamma_report']);
     expect(await names('return_only_letta_tools=true')).toEqual(BASE_TOOLS.map((tool) => tool.name).sort());
-    expect(await names('exclude_tool_types=letta_core,letta_memory_core')).toEqual(['alpha_lookup', 'beta_lookup', 'gamma_report']);
+    expect(await names('exclude_tool_types=letta_core,letta_memory_core,letta_files_core')).toEqual(['alpha_lookup', 'beta_lookup', 'gamma_report']);
 
     const firstPage = await (await api('/tools/?tool_types=custom&limit=2&order=asc', { key })).json();
     expect(firstPage.map((tool: { name: string }) => tool.name)).toEqual(['alpha_lookup', 'beta_lookup']);

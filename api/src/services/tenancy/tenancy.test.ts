@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ApiKey, Organization, OrganizationMember, Project, User } from '@engram/db';
-import { startTestStack, type TestStack } from '@engram/testing';
+import { startTestStack } from '@engram/testing';
 
-let stack: TestStack;
-
-beforeAll(async () => {
-  stack = await startTestStack({ inProcessWorker: false });
-});
-
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = await startTestStack({ inProcessWorker: false });
+afterAll(() => stack.stop());
 
 describe('API keys', () => {
   it('stores only a hash and authenticates the key as its creator in its organization', async () => {

@@ -1,28 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import Letta, { toFile } from '@letta-ai/letta-client';
+import { toFile } from '@letta-ai/letta-client';
+import type Letta from '@letta-ai/letta-client';
 import { Agent, AgentBlock, Block, Message, Tool, maskSecret } from '@engram/db';
-import { startScriptedModelServer, startTestStack, type ChatMessage, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import type { ChatMessage } from '@engram/testing';
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
 import type { AgentFile } from '../../../services/agent-files/agent-file-format.js';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
-let client: Letta;
-/** The llm_config of a real agent of this stack, for hand-written files that must run. */
-let llmConfig: Record<string, unknown>;
-
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({ baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }] });
-  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
-  llmConfig = (await client.agents.create({ model: 'openai/gpt-4o-mini' })).llm_config as unknown as Record<string, unknown>;
-});
-
+const { stack, model, client, clientFor, stop } = await startAgentTestContext();
 afterEach(() => model.reset());
+afterAll(stop);
 
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
+/** The llm_config of a real agent of this stack, for hand-written files that must run. */
+const llmConfig = (await client.agents.create({ model: 'openai/gpt-4o-mini' })).llm_config as unknown as Record<string, unknown>;
 
 const LOOKUP_FACT = `
 def lookup_fact(topic: str) -> str:
@@ -54,8 +43,6 @@ def read_token() -> str:
     """Returns the library token the tool was given."""
     return os.environ.get("LIBRARY_TOKEN", "missing")
 `;
-
-const clientFor = (apiKey: string) => new Letta({ apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
 
 /** `exportFile` is typed as a string, but the server answers JSON, which the client parses. */
 async function exportWith(letta: Letta, agentId: string, query: Parameters<Letta['agents']['exportFile']>[1] = {}): Promise<AgentFile> {

@@ -1,49 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Letta from '@letta-ai/letta-client';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_BLOCK_DESCRIPTIONS, DEFAULT_BLOCK_LIMIT, DEFAULT_SYSTEM_PROMPTS, defaultToolNamesFor } from '@engram/core';
 import { Agent, Block, Message } from '@engram/db';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
-let client: Letta;
-
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({
-    baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
-    inProcessWorker: false,
-  });
-  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
-
-/** Response bodies are checked field by field, so they are read untyped. */
-type JsonResponse = Omit<Response, 'json'> & { json(): Promise<any> };
-
-const api = (path: string, init: RequestInit & { key?: string } = {}): Promise<JsonResponse> =>
-  fetch(`${stack.baseUrl}/v1${path}`, {
-    ...init,
-    headers: {
-      authorization: `Bearer ${init.key ?? stack.apiKey}`,
-      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-  });
-
-const post = (path: string, body: unknown, key?: string) => api(path, { method: 'POST', body: JSON.stringify(body), ...(key ? { key } : {}) });
-const patch = (path: string, body: unknown) => api(path, { method: 'PATCH', body: JSON.stringify(body) });
-
-async function systemMessageText(agentId: string): Promise<string> {
-  const agent = await Agent.query(stack.db).findById(agentId);
-  const message = await Message.query(stack.db).findById(agent!.messageIds[0]!);
-  expect(message?.role).toBe('system');
-  return message!.content.map((part) => (part.type === 'text' ? (part as { text: string }).text : '')).join('');
-}
+const { stack, model, client, api, post, patch, systemMessageText, stop } = await startAgentTestContext({ inProcessWorker: false });
+afterAll(stop);
 
 /** A tag of one test's own, so lists only see the agents that test made. */
 const uniqueTag = () => `t-${randomUUID().slice(0, 8)}`;

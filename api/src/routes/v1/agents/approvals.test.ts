@@ -1,29 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import Letta from '@letta-ai/letta-client';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type Letta from '@letta-ai/letta-client';
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
-let client: Letta;
-
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({ baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }] });
-  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
-});
-
+const { model, client, api, stop } = await startAgentTestContext();
 afterEach(() => model.reset());
-
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
-
-const api = (path: string, init: RequestInit = {}) =>
-  fetch(`${stack.baseUrl}/v1${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
-  });
+afterAll(stop);
 
 async function agentWithApprovalOn(tool: string) {
   const agent = await client.agents.create({

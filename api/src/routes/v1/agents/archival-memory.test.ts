@@ -1,45 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import Letta from '@letta-ai/letta-client';
-import { Agent, Message } from '@engram/db';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
-let client: Letta;
-
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({ baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }] });
-  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
-});
-
+const { stack, model, client, api, systemMessageText: systemPrompt, stop } = await startAgentTestContext();
 afterEach(() => model.reset());
-
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
-
-/** Response bodies are checked field by field, so they are read untyped. */
-type JsonResponse = Omit<Response, 'json'> & { json(): Promise<any> };
-
-const api = (path: string, init: RequestInit & { key?: string } = {}): Promise<JsonResponse> =>
-  fetch(`${stack.baseUrl}/v1${path}`, {
-    ...init,
-    headers: {
-      authorization: `Bearer ${init.key ?? stack.apiKey}`,
-      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-  });
+afterAll(stop);
 
 const newAgent = (options: { timezone?: string; tools?: string[] } = {}) =>
   client.agents.create({ model: 'openai/gpt-4o-mini', include_base_tools: false, ...options });
-
-async function systemPrompt(agentId: string): Promise<string> {
-  const agent = await Agent.query(stack.db).findById(agentId);
-  const message = await Message.query(stack.db).findById(agent!.messageIds[0]!);
-  return message!.content.map((part) => (part.type === 'text' ? (part as { text: string }).text : '')).join('');
-}
 
 const insert = (agentId: string, text: string, extra: { tags?: string[]; created_at?: string } = {}) =>
   client.agents.passages.create(agentId, { text, ...extra });

@@ -1,30 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Letta from '@letta-ai/letta-client';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
-let client: Letta;
+const { stack, client, api, stop } = await startAgentTestContext({ inProcessWorker: false });
+afterAll(stop);
 
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({
-    baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
-    inProcessWorker: false,
-  });
-  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
-
-/** Response bodies are checked field by field, so they are read untyped. */
-type JsonResponse = Omit<Response, 'json'> & { json(): Promise<any> };
-
-const context = async (agentId: string, apiKey = stack.apiKey): Promise<JsonResponse> =>
-  fetch(`${stack.baseUrl}/v1/agents/${agentId}/context`, { headers: { authorization: `Bearer ${apiKey}` } });
+const context = (agentId: string, apiKey = stack.apiKey) => api(`/agents/${agentId}/context`, { key: apiKey });
 
 describe('the context window overview', () => {
   it('breaks the window into parts whose token estimates add up', async () => {

@@ -1,23 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import Letta from '@letta-ai/letta-client';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
-let client: Letta;
-
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({ baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }] });
-  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
-});
-
+const { model, client, stop } = await startAgentTestContext();
 afterEach(() => model.reset());
-
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
+afterAll(stop);
 
 const ADD_NUMBERS = `
 def add_numbers(a: int, b: int) -> int:

@@ -1,24 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import Letta from '@letta-ai/letta-client';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Message, Run } from '@engram/db';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
-let client: Letta;
-
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({ baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }] });
-  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
-});
-
+const { stack, model, client, api, stop } = await startAgentTestContext();
 afterEach(() => model.reset());
-
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
+afterAll(stop);
 
 async function createAgent(overrides: Record<string, unknown> = {}) {
   return client.agents.create({
@@ -28,14 +14,8 @@ async function createAgent(overrides: Record<string, unknown> = {}) {
   } as Parameters<typeof client.agents.create>[0]);
 }
 
-const api = (path: string, init: RequestInit = {}, apiKey = stack.apiKey) =>
-  fetch(`${stack.baseUrl}/v1${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...(init.headers ?? {}) },
-  });
-
 const patchMessage = (agentId: string, messageId: string, body: Record<string, unknown>, apiKey?: string) =>
-  api(`/agents/${agentId}/messages/${messageId}`, { method: 'PATCH', body: JSON.stringify(body) }, apiKey);
+  api(`/agents/${agentId}/messages/${messageId}`, { method: 'PATCH', body: JSON.stringify(body), key: apiKey });
 
 async function history(agentId: string) {
   return (await client.agents.messages.list(agentId, { order: 'asc' })).items as unknown as Array<Record<string, unknown>>;
@@ -178,7 +158,7 @@ describe('resetting messages', () => {
   it('answers 404 for another organization’s agent', async () => {
     const agent = await createAgent();
     const tenant = await stack.createTenant();
-    const foreign = await api(`/agents/${agent.id}/reset-messages`, { method: 'PATCH', body: '{}' }, tenant.apiKey.key);
+    const foreign = await api(`/agents/${agent.id}/reset-messages`, { method: 'PATCH', body: '{}', key: tenant.apiKey.key });
     expect(foreign.status).toBe(404);
     expect(await foreign.json()).toEqual({ detail: 'Agent not found' });
   });

@@ -1,33 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import Letta from '@letta-ai/letta-client';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Message, Run } from '@engram/db';
-import {
-  collectSse,
-  startScriptedModelServer,
-  startTestStack,
-  type ScriptedModelServer,
-  type TestStack,
-} from '@engram/testing';
+import { collectSse } from '@engram/testing';
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
-let client: Letta;
-
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({
-    baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
-    pingIntervalMs: 300,
-  });
-  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
-});
-
+const { stack, model, client, api, stop } = await startAgentTestContext({ pingIntervalMs: 300 });
 afterEach(() => model.reset());
-
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
+afterAll(stop);
 
 async function createAgent(overrides: Record<string, unknown> = {}) {
   return client.agents.create({
@@ -39,12 +17,6 @@ async function createAgent(overrides: Record<string, unknown> = {}) {
     ...overrides,
   } as Parameters<typeof client.agents.create>[0]);
 }
-
-const api = (path: string, init: RequestInit = {}) =>
-  fetch(`${stack.baseUrl}/v1${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json', ...(init.headers ?? {}) },
-  });
 
 function dataFrames(events: Awaited<ReturnType<typeof collectSse>>) {
   return events.map((event) => event.data).filter((data): data is Record<string, unknown> => data !== '[DONE]');

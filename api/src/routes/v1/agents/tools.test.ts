@@ -1,42 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Letta from '@letta-ai/letta-client';
+import { afterAll, describe, expect, it } from 'vitest';
 import { BASE_TOOLS, defaultToolNamesFor } from '@engram/core';
-import { Agent, Message, Tool } from '@engram/db';
+import { Tool } from '@engram/db';
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
 import { ensureBaseTools } from '../../../services/tools/base-tools.js';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
 
-let stack: TestStack;
-let model: ScriptedModelServer;
-let client: Letta;
-
-beforeAll(async () => {
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({
-    baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
-    inProcessWorker: false,
-  });
-  client = new Letta({ apiKey: stack.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  await model?.close();
-});
-
-/** Response bodies are checked field by field, so they are read untyped. */
-type JsonResponse = Omit<Response, 'json'> & { json(): Promise<any> };
-
-const api = (path: string, init: RequestInit = {}): Promise<JsonResponse> =>
-  fetch(`${stack.baseUrl}/v1${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${stack.apiKey}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
-  });
-
-async function systemMessageText(agentId: string): Promise<string> {
-  const agent = await Agent.query(stack.db).findById(agentId);
-  const message = await Message.query(stack.db).findById(agent!.messageIds[0]!);
-  return message!.content.map((part) => (part.type === 'text' ? (part as { text: string }).text : '')).join('');
-}
+const { stack, client, api, systemMessageText, stop } = await startAgentTestContext({ inProcessWorker: false });
+afterAll(stop);
 
 const toolRulesOf = async (agentId: string) => (await client.agents.retrieve(agentId)).tool_rules;
 
