@@ -65,7 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     { prefix: '/v1' },
   );
-  await app.register(consoleRoutes(deps.services), { prefix: '/api' });
+  await app.register(consoleRoutes(deps.services, { exposeDevelopmentOutbox: deps.config.exposeDevelopmentOutbox }), { prefix: '/api' });
   await app.register(consoleStatic());
   return app;
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
-import { buildConsole, sizeReport } from '../../scripts/console-build.js';
+import { ensureConsoleBuilt, sizeReport } from '../../scripts/console-build.js';
 import { artifactsDir, DESKTOP, launchChromium, repoRoot, screenshots, serveDirectory } from './browser.js';
 
 /*
@@ -19,7 +19,7 @@ const account = { name: 'Ada Lovelace', email: `ada-${Date.now()}@example.com`, 
 const state: { projectPath?: string; agentPath?: string } = {};
 
 beforeAll(async () => {
-  const sizes = await buildConsole({ log: () => undefined });
+  const sizes = await ensureConsoleBuilt({ log: () => undefined });
   console.log(sizeReport(sizes));
   model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
   stack = await startTestStack({ baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }] });

@@ -1,4 +1,4 @@
-import { useEffect, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import {
   Center,
@@ -20,11 +20,16 @@ import { AppLayout } from './layout/app-layout.js';
 import { AccountPage } from './pages/account.js';
 import { ApiKeysPage } from './pages/api-keys.js';
 import { ForgotPasswordPage, LoginPage, SignUpPage } from './pages/auth.js';
-import { MembersPage } from './pages/members.js';
 import { NotFoundPage } from './pages/not-found.js';
 import { ProjectsPage } from './pages/projects.js';
 import { useRemotes } from './remotes/remote-manifest.js';
 import { RemoteMount } from './remotes/remote-mount.js';
+
+// Screens most visits never open load on first use, so they stay out of the JavaScript before the login form.
+const EnvironmentVariablesPage = lazy(() => import('./pages/environment-variables.js').then((page) => ({ default: page.EnvironmentVariablesPage })));
+const InvitePage = lazy(() => import('./pages/invite.js').then((page) => ({ default: page.InvitePage })));
+const MembersPage = lazy(() => import('./pages/members.js').then((page) => ({ default: page.MembersPage })));
+const VerifyEmailPage = lazy(() => import('./pages/verify-email.js').then((page) => ({ default: page.VerifyEmailPage })));
 
 function FullPageLoader() {
   return (
@@ -101,6 +106,15 @@ export function App() {
         <Route path="/login" element={<AnonymousOnly><LoginPage /></AnonymousOnly>} />
         <Route path="/signup" element={<AnonymousOnly><SignUpPage /></AnonymousOnly>} />
         <Route path="/forgot-password" element={<AnonymousOnly><ForgotPasswordPage /></AnonymousOnly>} />
+        {/* Signed in or not: the page itself handles both. */}
+        <Route
+          path="/invites/:inviteCode"
+          element={
+            <Suspense fallback={<FullPageLoader />}>
+              <InvitePage />
+            </Suspense>
+          }
+        />
         <Route element={<RequireSession><AppLayout /></RequireSession>}>
           <Route index element={<Navigate to="/projects" replace />} />
           <Route path="projects" element={<ProjectsPage />} />
@@ -110,6 +124,8 @@ export function App() {
           </Route>
           <Route path="settings/api-keys" element={<ApiKeysPage />} />
           <Route path="settings/members" element={<MembersPage />} />
+          <Route path="settings/environment-variables" element={<EnvironmentVariablesPage />} />
+          <Route path="verify-email" element={<VerifyEmailPage />} />
           <Route path="account" element={<AccountPage />} />
           <Route path="*" element={<NotFoundPage />} />
         </Route>

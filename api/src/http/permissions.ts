@@ -183,6 +183,8 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'GET /api/user/self/intercom-token': ACCOUNT,
   'POST /api/user/self/set-email-marketing-consent': ACCOUNT,
   'POST /api/organizations': ACCOUNT,
+  // Registered only where the configuration exposes the development outbox.
+  'GET /api/development/outbox': ACCOUNT,
 
   // Console: the acting organization.
   'GET /api/organizations/self': MEMBER,

@@ -7,6 +7,7 @@ export { queryString, send, sendJson, type RequestOptions } from './api/http.js'
 export { readSse, type SseEvent } from './api/sse.js';
 export { CONSOLE_API, consoleApi } from './api/console-api.js';
 export type * from './api/console-types.js';
+export { ASSIGNABLE_PERMISSIONS, PERMISSION_GROUPS, ROLE_DESCRIPTIONS, ROLES, type Role } from './api/roles.js';
 export { createV1Client, V1_API, type SendMessagesBody, type V1Client } from './api/v1-api.js';
 export { CONSOLE_REQUEST_HEADER, v1AuthHeaders } from './api/v1-auth.js';
 export type * from './api/v1-types.js';

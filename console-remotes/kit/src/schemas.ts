@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { ASSIGNABLE_PERMISSIONS, ROLES } from './api/roles.js';
 
 /*
  * Form rules, written to match the console API's request schemas (api/src/routes/console/*.ts)
@@ -25,6 +26,39 @@ export const PasswordResetSchema = z.object({
   password: z.string().check(z.minLength(8, 'Password must be at least 8 characters long'), z.maxLength(256)),
 });
 
+export const PasswordResetStartSchema = z.object({
+  email: z.string().check(z.minLength(1, 'Email is required')),
+});
+
+export const SignUpWithInviteSchema = z.extend(SignUpSchema, {
+  inviteCode: z.string().check(z.minLength(1, 'The invite code is missing')),
+});
+
+export const EmailVerificationSchema = z.object({
+  verificationCode: z.string().check(z.trim(), z.minLength(1, 'Enter the code from the email')),
+});
+
+export const InviteSchema = z.object({
+  email: z.email('Enter a valid email address'),
+  role: z.enum(ROLES),
+});
+
+/** `customPermissions` apply to the custom role only; the API clears them for the others. */
+export const MemberRoleSchema = z.object({
+  role: z.enum(ROLES),
+  customPermissions: z.array(z.enum(ASSIGNABLE_PERMISSIONS)),
+});
+
+/** Spec 000 §5: letters, digits and underscore only (the API's message, word for word). */
+export const EnvironmentVariableSchema = z.object({
+  key: z.string().check(
+    z.minLength(1, 'Key is required'),
+    z.maxLength(255, 'Key must be at most 255 characters long'),
+    z.regex(/^[A-Za-z0-9_]+$/, 'Key must contain only letters, digits and underscores'),
+  ),
+  value: z.string().check(z.maxLength(64 * 1024, 'Value must be at most 65,536 characters long')),
+});
+
 export const ProjectSchema = z.object({ name });
 export const OrganizationSchema = z.object({ name });
 export const ApiKeySchema = z.object({ name });
@@ -46,6 +80,12 @@ export const formSchemas = {
   signUp: SignUpSchema,
   login: LoginSchema,
   passwordReset: PasswordResetSchema,
+  passwordResetStart: PasswordResetStartSchema,
+  signUpWithInvite: SignUpWithInviteSchema,
+  emailVerification: EmailVerificationSchema,
+  invite: InviteSchema,
+  memberRole: MemberRoleSchema,
+  environmentVariable: EnvironmentVariableSchema,
   project: ProjectSchema,
   organization: OrganizationSchema,
   apiKey: ApiKeySchema,

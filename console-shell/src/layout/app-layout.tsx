@@ -8,6 +8,7 @@ import {
   Divider,
   Group,
   Link,
+  Loader,
   Menu,
   NavLink,
   Outlet,
@@ -37,9 +38,10 @@ import {
   IconSun,
   IconUser,
   IconUsers,
+  IconVariable,
   type Icon,
 } from '@tabler/icons-react';
-import { useEffect } from 'react';
+import { Suspense, useEffect } from 'react';
 import { useRemotes } from '../remotes/remote-manifest.js';
 import { Logo } from './logo.js';
 import { OrganizationSwitcher } from './organization-switcher.js';
@@ -194,6 +196,7 @@ export function AppLayout() {
             <NavItem to="/projects" label="Projects" icon={IconFolders} onNavigate={close} exact />
             <NavItem to="/settings/members" label="Members" icon={IconUsers} onNavigate={close} />
             <NavItem to="/settings/api-keys" label="API keys" icon={IconKey} onNavigate={close} />
+            <NavItem to="/settings/environment-variables" label="Environment variables" icon={IconVariable} onNavigate={close} />
           </Stack>
         </AppShell.Section>
         <AppShell.Section>
@@ -203,7 +206,10 @@ export function AppLayout() {
       </AppShell.Navbar>
 
       <AppShell.Main>
-        <Outlet />
+        {/* For the screens app.tsx loads on first use. */}
+        <Suspense fallback={<Loader m="xl" />}>
+          <Outlet />
+        </Suspense>
       </AppShell.Main>
     </AppShell>
   );

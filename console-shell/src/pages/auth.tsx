@@ -42,7 +42,7 @@ function Feature({ icon, title, text }: { icon: ReactNode; title: string; text: 
 }
 
 /** Sign-in screens: a brand panel on wide screens, the form alone on phones. */
-function AuthFrame({ title, subtitle, children }: { title: string; subtitle: ReactNode; children: ReactNode }) {
+export function AuthFrame({ title, subtitle, children }: { title: string; subtitle: ReactNode; children: ReactNode }) {
   return (
     <Flex mih="100vh">
       <Box
@@ -212,7 +212,8 @@ export function ForgotPasswordPage() {
   const [values, setValues] = useState({ email: '', code: '', password: '' });
   const start = useMutation({ mutationFn: () => consoleApi.startPasswordReset({ email: values.email }), onSuccess: () => setStep('code') });
   const finish = useMutation({ mutationFn: () => consoleApi.finishPasswordReset(values), onSuccess: () => setStep('done') });
-  const { errors, setErrors, onSubmit } = useValidatedSubmit('passwordReset', values, () => finish.mutate());
+  const { errors, onSubmit } = useValidatedSubmit('passwordReset', values, () => finish.mutate());
+  const startSubmit = useValidatedSubmit('passwordResetStart', { email: values.email }, () => start.mutate());
   return (
     <AuthFrame
       title="Reset your password"
@@ -226,15 +227,7 @@ export function ForgotPasswordPage() {
       }
     >
       {step === 'email' ? (
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            if (!values.email) return setErrors({ email: 'Email is required' });
-            setErrors({});
-            start.mutate();
-          }}
-          noValidate
-        >
+        <form onSubmit={startSubmit.onSubmit} noValidate>
           <Stack>
             {start.error ? <ErrorNotice error={start.error} /> : null}
             <TextInput
@@ -243,7 +236,7 @@ export function ForgotPasswordPage() {
               autoComplete="email"
               value={values.email}
               onChange={(event) => setValues({ ...values, email: event.currentTarget.value })}
-              error={errors.email}
+              error={startSubmit.errors.email}
             />
             <Button type="submit" loading={start.isPending} fullWidth>
               Email me a code

@@ -26,6 +26,7 @@ import {
   type Project,
 } from '@engram/console-kit';
 import { IconFolder, IconFolderPlus, IconPlus, IconSearch, IconStar, IconStarFilled } from '@tabler/icons-react';
+import { GettingStarted } from './getting-started.js';
 
 const PAGE_SIZE = 12;
 
@@ -138,6 +139,7 @@ export function ProjectsPage() {
           </Button>
         }
       />
+      <GettingStarted />
       <TextInput
         placeholder="Search projects"
         leftSection={<IconSearch size={16} />}

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { Organization, OrganizationMember, User, newId, type Database } from '@engram/db';
+import { Organization, OrganizationMember, OutboxMessage, User, newId, type Database } from '@engram/db';
 import { UniqueViolationError } from 'objection';
 import { ConsoleError, NotFoundError, badRequest } from '../../errors.js';
 import type { InviteService } from '../tenancy/invites.js';
@@ -275,6 +275,13 @@ export function createAccountService(deps: AccountServiceDeps) {
         email: user.emailVerifiedAt ? user.email : null,
         phone: user.phoneVerifiedAt ? user.phoneNumber : null,
       };
+    },
+
+    /** The newest notifications addressed to the user's own email or phone number, newest first. */
+    async recentNotifications(userId: string, limit: number): Promise<OutboxMessage[]> {
+      const user = await findUser(userId);
+      const addresses = [user.email, user.phoneNumber].filter((address): address is string => Boolean(address));
+      return OutboxMessage.query(db).whereIn('recipient', addresses).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(limit);
     },
 
     /** An HMAC of the user id, so the support chat can trust who is writing. */

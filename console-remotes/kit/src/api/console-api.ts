@@ -1,9 +1,14 @@
 import type {
   ApiKey,
   CreatedApiKey,
+  EnvironmentVariable,
+  InvitedMember,
+  InviteLookup,
+  InviteOutcome,
   Member,
   Organization,
   OrganizationSummary,
+  OutboxMessage,
   Page,
   PageParams,
   Project,
@@ -41,6 +46,49 @@ export const consoleApi = {
   favoriteProject: (projectId: string, isFavorited: boolean) =>
     sendJson<Project>(path(`/projects/${encodeURIComponent(projectId)}/favorite`), { method: 'POST', json: { isFavorited } }),
   deleteProject: (projectId: string) => send(path(`/projects/${encodeURIComponent(projectId)}`), { method: 'DELETE' }),
+
+  signUpWithInvite: (body: { name: string; email: string; password: string; inviteCode: string }) =>
+    send(path('/user/new-with-invite'), { method: 'POST', json: body }),
+  startEmailVerification: () => sendJson<{ success: boolean; nextResendTime: string }>(path('/user/self/email-verification/start'), { method: 'POST' }),
+  completeEmailVerification: (body: { verificationCode: string }) =>
+    sendJson<{ success: boolean; allVerified: boolean }>(path('/user/self/email-verification/complete'), { method: 'POST', json: body }),
+  /** Development servers only (404 elsewhere): the newest codes and invitations sent to the signed-in user. */
+  developmentOutbox: (params: { limit?: number } = {}) =>
+    sendJson<{ messages: OutboxMessage[] }>(path('/development/outbox'), { query: params }),
+
+  claimOnboardingStep: (body: { onboardingStep: string; stepToClaim?: string }) =>
+    send(path('/user/self/onboarding/claim'), { method: 'PUT', json: body }),
+  pauseOnboarding: () => send(path('/user/self/onboarding/pause'), { method: 'POST' }),
+  unpauseOnboarding: () => send(path('/user/self/onboarding/unpause'), { method: 'POST' }),
+  finishOnboarding: (body: { reasons: string[]; useCases: string[]; emailConsent: boolean }) =>
+    send(path('/user/self/onboarded'), { method: 'POST', json: body }),
+
+  removeMember: (memberId: string) => send(path(`/organizations/self/members/${encodeURIComponent(memberId)}`), { method: 'DELETE' }),
+  changeMemberRole: (memberId: string, body: { role: string; customPermissions?: string[] }) =>
+    send(path(`/organizations/self/members/${encodeURIComponent(memberId)}/role`), { method: 'PATCH', json: body }),
+  invitedMembers: (params: PageParams = {}) => sendJson<Page<'members', InvitedMember>>(path('/organizations/self/invited-members'), { query: params }),
+  inviteMember: async (body: { email: string; role: string }): Promise<InviteOutcome> => {
+    const response = await send(path('/organizations/self/invited-members'), { method: 'POST', json: body });
+    const created = (await response.json()) as unknown;
+    return response.status === 201
+      ? { kind: 'invited', invite: created as InvitedMember }
+      : { kind: 'added', user: created as { id: string; email: string; name: string } };
+  },
+  revokeInvite: (inviteId: string) => send(path(`/organizations/self/invited-members/${encodeURIComponent(inviteId)}`), { method: 'DELETE' }),
+  regenerateInvite: (inviteId: string) =>
+    sendJson<InvitedMember>(path(`/organizations/self/invited-members/${encodeURIComponent(inviteId)}/regenerate`), { method: 'POST' }),
+  lookupInvite: (inviteCode: string) => sendJson<InviteLookup>(path(`/invites/${encodeURIComponent(inviteCode)}`)),
+
+  environmentVariables: (params: PageParams = {}) =>
+    sendJson<Page<'environmentVariables', EnvironmentVariable>>(path('/environment-variables'), { query: params }),
+  /** A new key (`keyAlreadyExists` otherwise). */
+  createEnvironmentVariable: (body: { key: string; value: string }) =>
+    sendJson<EnvironmentVariable>(path('/environment-variables'), { method: 'POST', json: body }),
+  /** Sets the value of a key. */
+  setEnvironmentVariable: (body: { key: string; value: string }) =>
+    sendJson<EnvironmentVariable>(path('/environment-variables'), { method: 'PUT', json: body }),
+  deleteEnvironmentVariable: (environmentVariableId: string) =>
+    send(path(`/environment-variables/${encodeURIComponent(environmentVariableId)}`), { method: 'DELETE' }),
 
   apiKeys: (params: PageParams = {}) => sendJson<Page<'apiKeys', ApiKey>>(path('/api-keys'), { query: params }),
   createApiKey: (body: { name: string }) => sendJson<CreatedApiKey>(path('/api-keys'), { method: 'POST', json: body }),

@@ -47,3 +47,25 @@ export type Member = {
 export type Page<K extends string, T> = { [key in K]: T[] } & { hasNextPage: boolean };
 
 export type PageParams = { offset?: number; limit?: number; search?: string };
+
+/** An invitation waiting for its invitee to sign up; the code is what they sign up with. */
+export type InvitedMember = {
+  id: string;
+  email: string;
+  role: string;
+  inviteCode: string;
+  createdAt: string;
+  expiresAt: string;
+};
+
+/** Inviting an email that already has an account adds it at once (200) instead of inviting it (201). */
+export type InviteOutcome = { kind: 'invited'; invite: InvitedMember } | { kind: 'added'; user: { id: string; email: string; name: string } };
+
+/** What an invite code is for, as anyone holding it may see. */
+export type InviteLookup = { organizationName: string; email: string };
+
+/** Values are write-only: the console never reads one back. */
+export type EnvironmentVariable = { id: string; key: string; updatedAt: string };
+
+/** A notification the development outbox shows its recipient. */
+export type OutboxMessage = { id: string; channel: 'email' | 'sms'; recipient: string; subject: string; body: string; createdAt: string };

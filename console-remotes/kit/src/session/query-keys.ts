@@ -7,6 +7,10 @@ export const queryKeys = {
   project: (slug: string) => ['console', 'project', slug] as const,
   apiKeys: ['console', 'api-keys'] as const,
   members: ['console', 'members'] as const,
+  invitedMembers: ['console', 'invited-members'] as const,
+  environmentVariables: ['console', 'environment-variables'] as const,
+  developmentOutbox: ['console', 'development-outbox'] as const,
+  invite: (inviteCode: string) => ['console', 'invite', inviteCode] as const,
   /** Everything of the `/v1` API in one organization. */
   v1: (organizationId: string) => ['v1', organizationId] as const,
 };
