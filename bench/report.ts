@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { FileIngestionBenchResult } from './file-ingestion.js';
 import type { QueryCounts } from './stack.js';
 import type { Summary } from './stats.js';
 
@@ -38,6 +39,7 @@ export type BenchResults = {
     cpuMsPerMessage: { benchProcess: number; workerProcess: number | null; temporalServer: number | null; postgres: number | null };
   };
   messageList: { limit: number; stored1kMs: Summary; stored100kMs: Summary; stored100kInContextMs: Summary };
+  fileIngestion: FileIngestionBenchResult;
 };
 
 const ms = (value: number) => value.toFixed(1);
@@ -55,7 +57,7 @@ const latencyRow = (label: string, summary: Summary) => [label, ms(summary.p50),
 const cpuCell = (value: number | null) => (value === null ? 'n/a' : ms(value));
 
 export function formatReport(results: BenchResults): string {
-  const { machine, setup, oneStepSend, stream, throughput, messageList } = results;
+  const { machine, setup, oneStepSend, stream, throughput, messageList, fileIngestion } = results;
   const worker =
     setup.workerPlacement === 'in-process'
       ? 'the worker runs in the same process as the API (--worker-process runs it as a separate process)'
@@ -118,6 +120,18 @@ export function formatReport(results: BenchResults): string {
       latencyRow('100k messages stored', messageList.stored100kMs),
       latencyRow('100k stored, all in the context window', messageList.stored100kInContextMs),
     ]),
+    '',
+    `5. File ingestion: a ${(fileIngestion.bytes / 1e6).toFixed(1)} MB markdown file through the ingestion workflow (parse, chunk, local embedder, passages)`,
+    table(
+      ['measurement', 'value'],
+      [
+        ['chunks', String(fileIngestion.chunks)],
+        ['chunks/s', fileIngestion.chunksPerSecond.toFixed(0)],
+        ['MB/s', fileIngestion.megabytesPerSecond.toFixed(2)],
+        ['start to completed (s)', (fileIngestion.totalMs / 1000).toFixed(1)],
+        ['of which parse and chunk (s)', (fileIngestion.parseAndChunkMs / 1000).toFixed(1)],
+      ],
+    ),
   ].join('\n');
 }
 

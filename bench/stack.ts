@@ -23,6 +23,8 @@ export type BenchStack = {
   /** The API's pool; the bench seeds and inspects data through it. */
   db: Database;
   temporal: Client;
+  /** The task queue the stack's worker polls. */
+  taskQueue: string;
   /** The worker process, when it runs in one, so its CPU time can be read. */
   workerPid: number | null;
   queryCounts(): QueryCounts;
@@ -148,6 +150,7 @@ export async function startBenchStack(
       organizationId: tenant.organizationId,
       db,
       temporal,
+      taskQueue,
       workerPid: worker.pid,
       queryCounts: () => ({ api: apiQueryCount(), worker: worker.queryCount() }),
       stop,

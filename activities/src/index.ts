@@ -2,6 +2,7 @@ import type { Database, SecretBox } from '@engram/db';
 import { createHealthActivities } from './health/check-database.js';
 import { createAgentRunActivities } from './agent-run/index.js';
 import { createToolActivities } from './tools/index.js';
+import { createFileIngestionActivities } from './files/index.js';
 import type { BaseProviderConfig } from './llm/index.js';
 
 export type ActivityDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox };
@@ -12,6 +13,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createHealthActivities(deps),
     ...createAgentRunActivities(deps),
     ...createToolActivities(deps),
+    ...createFileIngestionActivities(deps),
   };
 }
 

@@ -62,6 +62,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       version: deps.config.version,
       pingIntervalMs: deps.config.streamPingIntervalMs,
       pollIntervalMs: deps.config.streamPollIntervalMs,
+      maxUploadBytes: deps.config.maxUploadBytes,
     }),
     { prefix: '/v1' },
   );

@@ -9,6 +9,7 @@ export const ApiConfigSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   STREAM_PING_INTERVAL_SECONDS: z.coerce.number().positive().default(20),
   STREAM_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+  ENGRAM_MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
   ENGRAM_SMTP_URL: z
     .url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL, like smtp://user:password@mail.example.com:587' })
     .optional(),
@@ -27,6 +28,8 @@ export type ApiConfig = {
   streamPingIntervalMs: number;
   /** Longest a stream reader waits without a notification before re-reading the log. */
   streamPollIntervalMs: number;
+  /** Largest file a folder upload accepts; a larger one is refused with 413 before it is stored. */
+  maxUploadBytes: number;
   /** Where emails are delivered; without it they stay in the outbox table (the console reads codes from there in development). */
   smtp: { url: string; from: string } | null;
   /** Signs support-chat identities; without it the console gets no support-chat token. */
@@ -51,6 +54,7 @@ export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
     version: ENGRAM_VERSION,
     streamPingIntervalMs: parsed.data.STREAM_PING_INTERVAL_SECONDS * 1000,
     streamPollIntervalMs: parsed.data.STREAM_POLL_INTERVAL_MS,
+    maxUploadBytes: parsed.data.ENGRAM_MAX_UPLOAD_BYTES,
     smtp: parsed.data.ENGRAM_SMTP_URL ? { url: parsed.data.ENGRAM_SMTP_URL, from: parsed.data.ENGRAM_EMAIL_FROM } : null,
     supportChatSecret: parsed.data.ENGRAM_SUPPORT_CHAT_SECRET ?? null,
     exposeDevelopmentOutbox: parsed.data.ENGRAM_DEVELOPMENT_OUTBOX

@@ -5,6 +5,8 @@ export * from './stored-message.js';
 export * from './run-request.js';
 export * from './base-tools/definitions.js';
 export * from './base-tools/memory-edits.js';
+export * from './base-tools/file-view.js';
+export * from './base-tools/file-tools.js';
 export * from './prompt/compile-system.js';
 export * from './tool-rules/solver.js';
 export * from './agent-loop/build-step-request.js';

@@ -16,3 +16,15 @@ export { loadAgentSnapshot } from './queries/agent-snapshot.js';
 export * from './run-channels.js';
 export { toStoredMessage, loadMessagesInOrder } from './queries/messages.js';
 export { recompileSystemMessage } from './queries/system-message.js';
+export {
+  openFileInAttachedAgents,
+  openFileForAgent,
+  openAgentFile,
+  closeAgentFile,
+  closeAllAgentFiles,
+  closeOpenFiles,
+  attachFolderToAgent,
+  detachFolderFromAgent,
+  markFilesAccessed,
+  fileViewLimitsOfAgent,
+} from './queries/file-agents.js';

@@ -1,3 +1,4 @@
 export { healthCheckWorkflow } from './health/workflows.js';
 export { agentRunWorkflow } from './agent-run/run-workflow.js';
 export { agentQueueWorkflow } from './agent-run/queue-workflow.js';
+export { fileIngestionWorkflow } from './file-ingestion/workflow.js';

@@ -9,6 +9,7 @@ import {
   type MemoryBlock,
 } from '@engram/core';
 import { AgentBlock, Block, recompileSystemMessage } from '@engram/db';
+import { grepAgentFiles, INLINE_FILE_TOOL_NAMES, openFiles } from './file-tools.js';
 
 export type ToolOutcome = { status: 'success' | 'error'; funcResponse: string; memoryChanged: boolean };
 
@@ -34,7 +35,7 @@ const MEMORY_EDITS: Record<string, MemoryEdit> = {
 };
 
 export function isBaseTool(name: string): boolean {
-  return name === 'send_message' || name === 'conversation_search' || name in MEMORY_EDITS;
+  return name === 'send_message' || name === 'conversation_search' || name in MEMORY_EDITS || INLINE_FILE_TOOL_NAMES.includes(name);
 }
 
 /**
@@ -53,6 +54,9 @@ export async function executeBaseTool(
       return { status: 'success', funcResponse: 'Sent message successfully.', memoryChanged: false };
     }
     if (name === 'conversation_search') return await conversationSearch(trx, snapshot, args);
+    // Opening files changes what the prompt shows, so it counts as a memory change: the step recompiles the prompt.
+    if (name === 'open_files') return await openFiles(trx, snapshot, args, new Date());
+    if (name === 'grep_files') return await grepAgentFiles(trx, snapshot, args, new Date());
     const edit = MEMORY_EDITS[name];
     if (!edit) return { status: 'error', funcResponse: `Error: unknown tool ${name}`, memoryChanged: false };
     const label = text(args, 'label');

@@ -37,6 +37,48 @@ export type PassageSearch = PassageFilter & {
 
 export type RankedPassage = FusedRank & { passage: Passage; similarity: number | null };
 
+/** A folder (source) as a search needs it: its id, and how its chunks (and queries against them) are embedded. */
+export type SourceRef = { id: string; embeddingConfig: EmbeddingConfig | null };
+
+export type SourceSearch = {
+  organizationId: string;
+  sources: SourceRef[];
+  /** Only chunks of these files (of those sources), when given. */
+  fileIds?: string[] | null;
+  query: string;
+  mode: SearchMode;
+  limit: number;
+  signal?: AbortSignal;
+};
+
+/** Where a file's chunks go: passages of the folder and the file, with no archive. */
+export type FileTarget = { sourceId: string; fileId: string; fileName: string };
+
+/** One chunk of a file, under the id derived from the file and its index, so a retried write changes nothing. */
+export type FileChunkPassage = { id: string; text: string; metadata?: Record<string, unknown> | null; createdAt: Date };
+
+/** A file's chunks ready to write: embedded, with their signatures. */
+export type PreparedFileChunks = {
+  organizationId: string;
+  file: FileTarget;
+  rows: PreparedPassages['rows'];
+};
+
+/**
+ * A search over one kind of collection: archives (archival memory) or sources (folders), optionally
+ * narrowed to some files. Both kinds are passages, told apart by `collectionColumn`.
+ */
+type ScopedSearch = PassageFilter & {
+  organizationId: string;
+  collectionColumn: 'archive_id' | 'source_id';
+  collections: ArchiveRef[];
+  fileIds: string[] | null;
+  query: string;
+  mode: SearchMode;
+  limit: number;
+  signal?: AbortSignal;
+};
+
 /** Passages ready to write: embedded, with their signatures, so the write itself is quick and can join a transaction. */
 export type PreparedPassages = {
   organizationId: string;
@@ -132,7 +174,7 @@ export function createPassageStore(deps: PassageStoreDeps) {
    * 100k passages, against a few ms), and such a word says little about relevance anyway. The chosen
    * lexemes are already stemmed, so they are quoted into a `simple` tsquery as they are.
    */
-  async function rankByText(search: PassageSearch, depth: number): Promise<string[]> {
+  async function rankByText(search: ScopedSearch, depth: number): Promise<string[]> {
     const query = db('passages')
       .with(
         'text_query',
@@ -158,24 +200,28 @@ export function createPassageStore(deps: PassageStoreDeps) {
       .select('passages.id')
       .crossJoin(db.raw('text_query'))
       .where('passages.organization_id', search.organizationId)
-      .whereIn('passages.archive_id', search.archives.map((archive) => archive.id))
+      .whereIn(`passages.${search.collectionColumn}`, search.collections.map((collection) => collection.id))
       .whereRaw('passages.fts @@ text_query.q')
       .orderByRaw('ts_rank(passages.fts, text_query.q) desc, passages.created_at desc, passages.id')
       .limit(depth);
+    if (search.fileIds) query.whereIn('passages.file_id', search.fileIds);
     applyFilter(query, search, 'passages');
     return (await query).map((row: { id: string }) => row.id);
   }
 
-  /** Signature-nearest (or, with pgvector, HNSW-nearest) passages of the archives, with their full embeddings. */
-  async function shortlist(search: PassageSearch, archiveIds: string[], queryVector: Float32Array) {
+  /** Signature-nearest (or, with pgvector, HNSW-nearest) passages of the collections, with their full embeddings. */
+  async function shortlist(search: ScopedSearch, collectionIds: string[], queryVector: Float32Array) {
     const dim = queryVector.length;
     const nearest = db('passage_vectors')
       .select('passage_vectors.passage_id')
       .where('passage_vectors.organization_id', search.organizationId)
-      .whereIn('passage_vectors.archive_id', archiveIds)
+      .whereIn(`passage_vectors.${search.collectionColumn}`, collectionIds)
       // The dimension is an integer from our own vector, written inline so the planner can match pgvector's partial indexes.
       .whereRaw(`passage_vectors.embedding_dim = ${dim}`)
       .limit(VECTOR_SHORTLIST);
+    if (search.fileIds) {
+      nearest.whereRaw('exists (select 1 from passages where passages.id = passage_vectors.passage_id and passages.file_id = any(?::text[]))', [search.fileIds]);
+    }
     applyFilter(nearest, search, 'passage_vectors');
     const withEmbeddings = (runner: Knex): Promise<Array<{ id: string; embedding: Buffer }>> =>
       runner.with('nearest', nearest).select('passages.id', 'passages.embedding').from('nearest').join('passages', 'passages.id', 'nearest.passage_id');
@@ -192,28 +238,80 @@ export function createPassageStore(deps: PassageStoreDeps) {
   }
 
   /** Vector arm: the shortlist of each embedding space, re-ranked exactly by cosine similarity. */
-  async function rankByVector(search: PassageSearch, depth: number): Promise<Array<{ id: string; similarity: number }>> {
-    const bySpace = new Map<string, { config: EmbeddingConfig; archiveIds: string[] }>();
-    for (const archive of search.archives) {
-      const config = configOf(archive);
+  async function rankByVector(search: ScopedSearch, depth: number): Promise<Array<{ id: string; similarity: number }>> {
+    const bySpace = new Map<string, { config: EmbeddingConfig; collectionIds: string[] }>();
+    for (const collection of search.collections) {
+      const config = configOf(collection);
       const key = `${config.embedding_endpoint_type}|${config.handle ?? config.embedding_model}|${config.embedding_dim}`;
-      const space = bySpace.get(key) ?? { config, archiveIds: [] };
-      space.archiveIds.push(archive.id);
+      const space = bySpace.get(key) ?? { config, collectionIds: [] };
+      space.collectionIds.push(collection.id);
       bySpace.set(key, space);
     }
     const scored: Array<{ id: string; similarity: number }> = [];
-    for (const { config, archiveIds } of bySpace.values()) {
+    for (const { config, collectionIds } of bySpace.values()) {
       const [queryVector] = await embedder.embed({
         organizationId: search.organizationId,
         texts: [search.query],
         embeddingConfig: config,
         signal: search.signal,
       });
-      for (const row of await shortlist(search, archiveIds, queryVector!)) {
+      for (const row of await shortlist(search, collectionIds, queryVector!)) {
         scored.push({ id: row.id, similarity: dot(queryVector!, decodeEmbedding(row.embedding)) });
       }
     }
     return scored.sort((a, b) => b.similarity - a.similarity).slice(0, depth);
+  }
+
+  /** Both arms (or one, by mode), fused, with the passages loaded: the search behind archives and folders alike. */
+  async function searchScope(search: ScopedSearch): Promise<RankedPassage[]> {
+    if (search.collections.length === 0 || search.limit <= 0 || search.fileIds?.length === 0) return [];
+    const depth = armDepth(search.limit);
+    const [fts, vector] = await Promise.all([
+      search.mode === 'vector' ? [] : rankByText(search, depth),
+      search.mode === 'fts' ? [] : rankByVector(search, depth),
+    ]);
+    const similarity = new Map(vector.map((item) => [item.id, item.similarity]));
+    const fused = fuseRankings(search.mode, { fts, vector: vector.map((item) => item.id) }).slice(0, search.limit);
+    if (fused.length === 0) return [];
+    const rows = await Passage.query(db)
+      .forOrg(search.organizationId)
+      .whereIn('passages.id', fused.map((item) => item.id))
+      .select(PASSAGE_COLUMNS);
+    const byId = new Map(rows.map((passage) => [passage.id, passage]));
+    return fused.flatMap((item) => {
+      const passage = byId.get(item.id);
+      return passage ? [{ ...item, passage, similarity: similarity.get(item.id) ?? null }] : [];
+    });
+  }
+
+  /** Embeds texts with their signatures; I/O with the embedding provider, so never inside a transaction. */
+  async function embedRows(organizationId: string, config: EmbeddingConfig, texts: string[], signal?: AbortSignal) {
+    const vectors = await embedder.embed({ organizationId, texts, embeddingConfig: config, signal });
+    return vectors.map((vector) => ({ vector, embedding: encodeEmbedding(vector), signature: hasher.signature(vector) }));
+  }
+
+  /** Inserts passages and their vector rows; ids already present are left as they are. */
+  async function insertRows(trx: Knex, organizationId: string, rows: PreparedPassages['rows'], owner: { archiveId: string | null; sourceId: string | null }): Promise<void> {
+    const pgvector = await hasPgvector();
+    await Passage.query(trx)
+      .insert(rows.map((row) => row.passage) as Passage[])
+      .onConflict('id')
+      .ignore();
+    await PassageVector.query(trx)
+      .insert(
+        rows.map((row) => ({
+          passageId: row.passage.id,
+          organizationId,
+          archiveId: owner.archiveId,
+          sourceId: owner.sourceId,
+          embeddingDim: row.vector.length,
+          createdAt: row.passage.createdAt,
+          signature: row.signature,
+          ...(pgvector ? { embeddingVector: trx.raw('?::vector', [vectorLiteral(row.vector)]) } : {}),
+        })) as unknown as PassageVector[],
+      )
+      .onConflict('passageId')
+      .ignore();
   }
 
   return {
@@ -222,15 +320,15 @@ export function createPassageStore(deps: PassageStoreDeps) {
     /** Embeds new passages for an archive (I/O with the embedding provider; keep it out of transactions). */
     async prepare(input: { organizationId: string; archive: ArchiveRef; passages: NewPassage[]; signal?: AbortSignal }): Promise<PreparedPassages> {
       const config = configOf(input.archive);
-      const vectors = await embedder.embed({
-        organizationId: input.organizationId,
-        texts: input.passages.map((passage) => passage.text),
-        embeddingConfig: config,
-        signal: input.signal,
-      });
+      const embedded = await embedRows(
+        input.organizationId,
+        config,
+        input.passages.map((passage) => passage.text),
+        input.signal,
+      );
       const now = Date.now();
       const rows = input.passages.map((passage, index) => {
-        const vector = vectors[index]!;
+        const { vector, embedding, signature } = embedded[index]!;
         return {
           passage: {
             id: passage.id ?? Passage.newId(),
@@ -239,7 +337,7 @@ export function createPassageStore(deps: PassageStoreDeps) {
             text: passage.text,
             tags: [...new Set(passage.tags ?? [])],
             metadata: passage.metadata ?? {},
-            embedding: encodeEmbedding(vector),
+            embedding,
             embeddingConfig: config,
             createdById: passage.createdById ?? null,
             lastUpdatedById: passage.createdById ?? null,
@@ -247,7 +345,7 @@ export function createPassageStore(deps: PassageStoreDeps) {
             createdAt: passage.createdAt ?? new Date(now + index),
           },
           vector,
-          signature: hasher.signature(vector),
+          signature,
         };
       });
       return { organizationId: input.organizationId, archive: input.archive, rows };
@@ -256,26 +354,7 @@ export function createPassageStore(deps: PassageStoreDeps) {
     /** Writes prepared passages; ids already present are left as they are. Returns the stored rows, in input order. */
     async write(trx: Knex, prepared: PreparedPassages): Promise<Passage[]> {
       if (prepared.rows.length === 0) return [];
-      const pgvector = await hasPgvector();
-      await Passage.query(trx)
-        .insert(prepared.rows.map((row) => row.passage) as Passage[])
-        .onConflict('id')
-        .ignore();
-      await PassageVector.query(trx)
-        .insert(
-          prepared.rows.map((row) => ({
-            passageId: row.passage.id,
-            organizationId: prepared.organizationId,
-            archiveId: prepared.archive.id,
-            sourceId: null,
-            embeddingDim: row.vector.length,
-            createdAt: row.passage.createdAt,
-            signature: row.signature,
-            ...(pgvector ? { embeddingVector: trx.raw('?::vector', [vectorLiteral(row.vector)]) } : {}),
-          })) as unknown as PassageVector[],
-        )
-        .onConflict('passageId')
-        .ignore();
+      await insertRows(trx, prepared.organizationId, prepared.rows, { archiveId: prepared.archive.id, sourceId: null });
       const ids = prepared.rows.map((row) => row.passage.id);
       const stored = await Passage.query(trx).forOrg(prepared.organizationId).whereIn('passages.id', ids).select(PASSAGE_COLUMNS);
       const byId = new Map(stored.map((passage) => [passage.id, passage]));
@@ -300,23 +379,68 @@ export function createPassageStore(deps: PassageStoreDeps) {
      * `hybrid` fuses both by reciprocal rank (k = 60). Tags and the date range filter both arms.
      */
     async search(search: PassageSearch): Promise<RankedPassage[]> {
-      if (search.archives.length === 0 || search.limit <= 0) return [];
-      const depth = armDepth(search.limit);
-      const [fts, vector] = await Promise.all([
-        search.mode === 'vector' ? [] : rankByText(search, depth),
-        search.mode === 'fts' ? [] : rankByVector(search, depth),
-      ]);
-      const similarity = new Map(vector.map((item) => [item.id, item.similarity]));
-      const fused = fuseRankings(search.mode, { fts, vector: vector.map((item) => item.id) }).slice(0, search.limit);
-      if (fused.length === 0) return [];
-      const rows = await Passage.query(db)
-        .forOrg(search.organizationId)
-        .whereIn('passages.id', fused.map((item) => item.id))
-        .select(PASSAGE_COLUMNS);
-      const byId = new Map(rows.map((passage) => [passage.id, passage]));
-      return fused.flatMap((item) => {
-        const passage = byId.get(item.id);
-        return passage ? [{ ...item, passage, similarity: similarity.get(item.id) ?? null }] : [];
+      return searchScope({ ...search, collectionColumn: 'archive_id', collections: search.archives, fileIds: null });
+    },
+
+    /** Embeds chunks of a file for its folder, with the folder's embedding config (keep it out of transactions). */
+    async prepareFileChunks(input: {
+      organizationId: string;
+      file: FileTarget;
+      embeddingConfig: EmbeddingConfig | null;
+      chunks: FileChunkPassage[];
+      signal?: AbortSignal;
+    }): Promise<PreparedFileChunks> {
+      const config = input.embeddingConfig ?? LOCAL_EMBEDDING_CONFIG;
+      const embedded = await embedRows(
+        input.organizationId,
+        config,
+        input.chunks.map((chunk) => chunk.text),
+        input.signal,
+      );
+      const rows = input.chunks.map((chunk, index) => {
+        const { vector, embedding, signature } = embedded[index]!;
+        return {
+          passage: {
+            id: chunk.id,
+            organizationId: input.organizationId,
+            archiveId: null,
+            sourceId: input.file.sourceId,
+            fileId: input.file.fileId,
+            fileName: input.file.fileName,
+            text: chunk.text,
+            tags: [],
+            metadata: chunk.metadata ?? {},
+            embedding,
+            embeddingConfig: config,
+            createdAt: chunk.createdAt,
+          },
+          vector,
+          signature,
+        };
+      });
+      return { organizationId: input.organizationId, file: input.file, rows };
+    },
+
+    /** Writes a file's prepared chunks; chunks already written (a retried batch) are left as they are. */
+    async writeFileChunks(trx: Knex, prepared: PreparedFileChunks): Promise<void> {
+      if (prepared.rows.length === 0) return;
+      await insertRows(trx, prepared.organizationId, prepared.rows, { archiveId: null, sourceId: prepared.file.sourceId });
+    },
+
+    /**
+     * The file chunks of the folders (optionally of some of their files only) that best match `query`,
+     * best first: the same hybrid, fts and vector modes and fusion as the archival search.
+     */
+    async searchSources(search: SourceSearch): Promise<RankedPassage[]> {
+      return searchScope({
+        organizationId: search.organizationId,
+        collectionColumn: 'source_id',
+        collections: search.sources,
+        fileIds: search.fileIds ?? null,
+        query: search.query,
+        mode: search.mode,
+        limit: search.limit,
+        signal: search.signal,
       });
     },
   };

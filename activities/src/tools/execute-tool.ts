@@ -2,6 +2,7 @@ import { Agent, Tool, type Database, type SecretBox } from '@engram/db';
 import { createArchivalTools, isArchivalTool } from '../archival/archival-tools.js';
 import { createEmbedder } from '../archival/embedder.js';
 import { createPassageStore } from '../archival/passage-store.js';
+import { createSemanticSearchFiles, SEMANTIC_SEARCH_FILES } from './semantic-search-files.js';
 import type { BaseProviderConfig } from '../llm/index.js';
 import { createVenvManager } from './sandbox/venv.js';
 import { createToolRunner, defaultVenvRoot, openSecret, truncateToolReturn, UnreadableSecretError } from './tool-runner.js';
@@ -46,7 +47,9 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
   const { db, secrets } = deps;
   const runner = createToolRunner({ db, secrets, venvs: createVenvManager({ root: deps.venvRoot ?? defaultVenvRoot() }) });
   const embedder = createEmbedder({ db, secrets, baseProviders: deps.baseProviders ?? [] });
-  const archival = createArchivalTools({ db, passages: createPassageStore({ db, embedder }) });
+  const passages = createPassageStore({ db, embedder });
+  const archival = createArchivalTools({ db, passages });
+  const semanticSearchFiles = createSemanticSearchFiles({ db, passages });
   const executeMcpTool = createMcpToolExecutor({ db, secrets, connections: deps.mcpConnections ?? createMcpConnectionPool() });
 
   return async function executeTool(input: ExecuteToolInput): Promise<ExecuteToolResult> {
@@ -63,6 +66,10 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
     // Built-in, but not run inline by the agent loop: embedding calls a provider.
     if (tool.toolType === 'letta_core' && isArchivalTool(tool.name)) {
       const outcome = await archival.execute({ organizationId, agentId, toolCallId: input.toolCallId, toolName, arguments: input.arguments });
+      return { ...outcome, stdout: [], stderr: [] };
+    }
+    if (tool.toolType === 'letta_files_core' && tool.name === SEMANTIC_SEARCH_FILES) {
+      const outcome = await semanticSearchFiles({ organizationId, agentId, arguments: input.arguments });
       return { ...outcome, stdout: [], stderr: [] };
     }
     const declaresHeartbeat = Object.hasOwn(tool.jsonSchema.parameters?.properties ?? {}, HEARTBEAT_ARGUMENT);

@@ -250,6 +250,13 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'PATCH /v1/agents/:agent_id/tools/attach/:tool_id': needs(agents.update),
   'PATCH /v1/agents/:agent_id/tools/detach/:tool_id': needs(agents.update),
   'PATCH /v1/agents/:agent_id/tools/approval/:tool_name': needs(agents.update),
+  'PATCH /v1/agents/:agent_id/folders/attach/:folder_id': needs(agents.update),
+  'PATCH /v1/agents/:agent_id/folders/detach/:folder_id': needs(agents.update),
+  'PATCH /v1/agents/:agent_id/sources/attach/:source_id': needs(agents.update),
+  'PATCH /v1/agents/:agent_id/sources/detach/:source_id': needs(agents.update),
+  'PATCH /v1/agents/:agent_id/files/:file_id/open': needs(agents.update),
+  'PATCH /v1/agents/:agent_id/files/:file_id/close': needs(agents.update),
+  'PATCH /v1/agents/:agent_id/files/close-all': needs(agents.update),
   'PATCH /v1/agents/:agent_id/identities/attach/:identity_id': needs(agents.update),
   'PATCH /v1/agents/:agent_id/identities/detach/:identity_id': needs(agents.update),
   'PATCH /v1/blocks/:block_id/identities/attach/:identity_id': needs(agents.update),
@@ -268,6 +275,11 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'POST /v1/chat/completions': needs('message_agents'),
   'POST /v1/messages/batches': needs('message_agents'),
   'PATCH /v1/messages/batches/:batch_id/cancel': needs('message_agents'),
+  // A file uploaded into a folder is a new data source item; deleting one is a deletion, not a change to the folder.
+  'POST /v1/folders/:folder_id/upload': needs(RESOURCE_PERMISSIONS.dataSources.create),
+  'DELETE /v1/folders/:folder_id/:file_id': needs(RESOURCE_PERMISSIONS.dataSources.delete),
+  'POST /v1/sources/:source_id/upload': needs(RESOURCE_PERMISSIONS.dataSources.create),
+  'DELETE /v1/sources/:source_id/:file_id': needs(RESOURCE_PERMISSIONS.dataSources.delete),
 };
 
 /** A path prefix and what its routes need when they have no rule of their own. */

@@ -59,6 +59,12 @@ async function populateTenantA(): Promise<TenantA> {
   const identity = await v1(apiKey, 'POST', '/identities/', { identifier_key: `${TAG}-identity`, name: `${TAG} identity`, identity_type: 'user' });
   const standaloneBlock = await v1(apiKey, 'POST', '/blocks/', { label: `${TAG}-block`, value: `${TAG} block value` });
   const archive = await v1(apiKey, 'POST', '/archives/', { name: `${TAG}-archive` });
+  const folder = await v1(apiKey, 'POST', '/folders/', { name: `${TAG}-folder` });
+  const form = new FormData();
+  form.append('file', new Blob([`${TAG} file text`], { type: 'text/plain' }), `${TAG}.txt`);
+  const uploaded = await fetch(`${stack.baseUrl}/v1/folders/${folder.id}/upload`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form });
+  expect(uploaded.status).toBe(200);
+  const file = (await uploaded.json()) as { id: string };
   const sandbox = await v1(apiKey, 'POST', '/sandbox-config/local/default');
   const sandboxVariable = await v1(apiKey, 'POST', `/sandbox-config/${sandbox.id}/environment-variable`, { key: 'A_SECRET', value: `${TAG}-value` });
 
@@ -87,6 +93,9 @@ async function populateTenantA(): Promise<TenantA> {
     provider_id: provider.id,
     identity_id: identity.id,
     archive_id: archive.id,
+    folder_id: folder.id,
+    source_id: folder.id,
+    file_id: file.id,
     sandbox_config_id: sandbox.id,
     env_var_id: sandboxVariable.id,
     projectId: project.body.id,

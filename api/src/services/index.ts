@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import { createApiKeyService } from './tenancy/api-keys.js';
 import { createOrganizationService } from './tenancy/organizations.js';
 import { createAccountServices, type AccountServiceOptions } from './accounts/index.js';
-import { createAgentRunClient } from '@engram/temporal';
+import { createAgentRunClient, createFileIngestionClient } from '@engram/temporal';
 import { createMessageService } from './messages/message-service.js';
 import { createMessageHistoryService } from './messages/message-history-service.js';
 import { createCompactContext } from '@engram/activities/compaction/compact';
@@ -29,6 +29,8 @@ import { createSandboxConfigService } from './sandbox/sandbox-config-service.js'
 import { createVenvManager } from '@engram/activities/tools/sandbox/venv';
 import { defaultVenvRoot } from '@engram/activities/tools/tool-runner';
 import { createProviderService } from './providers/provider-service.js';
+import { createFolderService } from './folders/folder-service.js';
+import { createAgentFolderService } from './agents/agent-folders-service.js';
 
 /** A model provider configured by the operator through environment variables. */
 export type BaseProvider = { name: string; providerType: string; apiKey: string | null; baseUrl: string };
@@ -73,6 +75,9 @@ export function createServices(deps: ServiceDeps) {
   const tools = createToolService({ db: deps.db, secrets: deps.secrets, venvs });
   const toolGenerator = createToolGenerator({ models, providers });
   const sandboxConfigs = createSandboxConfigService({ db: deps.db, secrets: deps.secrets, venvs });
+  const fileIngestion = createFileIngestionClient({ client: deps.temporal, taskQueue: deps.taskQueue });
+  const folders = createFolderService({ db: deps.db, models, fileIngestion });
+  const agentFolders = createAgentFolderService({ db: deps.db, secrets: deps.secrets });
   return {
     db: deps.db,
     apiKeys,
@@ -104,6 +109,8 @@ export function createServices(deps: ServiceDeps) {
     tools,
     toolGenerator,
     sandboxConfigs,
+    folders,
+    agentFolders,
   };
 }
 

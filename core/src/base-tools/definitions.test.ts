@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { BASE_TOOLS, BASE_TOOL_NAMES, defaultToolNamesFor, defaultToolRulesFor } from './definitions.js';
+import { BASE_TOOLS, BASE_TOOL_NAMES, FILE_TOOL_NAMES, defaultToolNamesFor, defaultToolRulesFor } from './definitions.js';
 
 function tool(name: string) {
   const found = BASE_TOOLS.find((candidate) => candidate.name === name);
@@ -34,6 +34,21 @@ describe('BASE_TOOLS', () => {
       expect(defaultToolNamesFor(agentType).filter((name) => name.startsWith('archival_'))).toEqual([]);
     }
     expect(tool('archival_memory_search').jsonSchema.parameters.required).toEqual(['query']);
+  });
+
+  it('types the file tools apart and gives them to no agent type by default', () => {
+    expect(FILE_TOOL_NAMES.map((name) => tool(name).toolType)).toEqual(['letta_files_core', 'letta_files_core', 'letta_files_core']);
+    for (const agentType of ['letta_v1_agent', 'memgpt_v2_agent', 'memgpt_agent', 'react_agent', 'workflow_agent', 'sleeptime_agent'] as const) {
+      expect(defaultToolNamesFor(agentType).filter((name) => (FILE_TOOL_NAMES as readonly string[]).includes(name))).toEqual([]);
+    }
+    expect(tool('open_files').jsonSchema.parameters.required).toEqual(['file_requests']);
+    expect(tool('open_files').jsonSchema.parameters.properties.file_requests).toMatchObject({
+      type: 'array',
+      items: { type: 'object', required: ['file_name'] },
+    });
+    expect(tool('grep_files').jsonSchema.parameters.required).toEqual(['pattern']);
+    expect(tool('grep_files').jsonSchema.parameters.properties.context_lines).toMatchObject({ type: 'integer', default: 1 });
+    expect(tool('semantic_search_files').jsonSchema.parameters.properties.limit).toMatchObject({ type: 'integer', default: 5 });
   });
 
   it('declares the documented arguments', () => {

@@ -12,13 +12,16 @@ export const BASE_TOOL_NAMES = [
   'core_memory_replace',
   'archival_memory_insert',
   'archival_memory_search',
+  'open_files',
+  'grep_files',
+  'semantic_search_files',
 ] as const;
 
 export type BaseToolName = (typeof BASE_TOOL_NAMES)[number];
 
 export type BaseTool = {
   name: BaseToolName;
-  toolType: 'letta_core' | 'letta_memory_core';
+  toolType: 'letta_core' | 'letta_memory_core' | 'letta_files_core';
   description: string;
   jsonSchema: ToolDefinition;
 };
@@ -190,7 +193,80 @@ export const BASE_TOOLS: ReadonlyArray<BaseTool> = [
     },
     ['query'],
   ),
+  baseTool(
+    'open_files',
+    'letta_files_core',
+    'Open one or more files of your attached folders so their contents show in your <directories> section, with line ' +
+      'numbers. Open only what you need: you may keep a limited number of files open at once, and opening more closes the ' +
+      'least recently used ones. To read part of a long file, give offset and length.',
+    {
+      file_requests: {
+        type: 'array',
+        description: 'The files to open, each by its full name as listed in <directories> ("folder/file.txt").',
+        items: {
+          type: 'object',
+          properties: {
+            file_name: { type: 'string', description: 'The file\'s full name, including the folder: "folder/file.txt".' },
+            offset: {
+              type: 'integer',
+              description: 'Optional 0-based first line to show (offset 0 is line 1). Leave it out to start at the top.',
+            },
+            length: { type: 'integer', description: 'Optional number of lines to show from offset. Leave it out to show to the end.' },
+          },
+          required: ['file_name'],
+        },
+      },
+      close_all_others: {
+        type: 'boolean',
+        default: false,
+        description: 'Close every other open file first, so only the requested files stay open. Defaults to false.',
+      },
+    },
+    ['file_requests'],
+  ),
+  baseTool(
+    'grep_files',
+    'letta_files_core',
+    'Search the lines of the files in your attached folders with a regular expression (case-insensitive). Shows each ' +
+      'match with its line number and surrounding lines, 20 matches per page; call again with the offset it gives to see more.',
+    {
+      pattern: { type: 'string', description: 'The regular expression to look for in each line, for example "def \\w+\\(" or "TODO".' },
+      include: {
+        type: 'string',
+        description: 'Optional regular expression on file names: only files whose name matches are searched, for example "\\.py$".',
+      },
+      context_lines: {
+        type: 'integer',
+        default: 1,
+        description: 'Lines to show before and after each match. Defaults to 1.',
+      },
+      offset: {
+        type: 'integer',
+        description: 'How many matches to skip, to page through results: the previous call says which offset comes next.',
+      },
+    },
+    ['pattern'],
+  ),
+  baseTool(
+    'semantic_search_files',
+    'letta_files_core',
+    'Search the files in your attached folders by meaning: returns the passages closest to the query, best first, with ' +
+      'the file each comes from. Use it to find where a topic is covered before opening the file.',
+    {
+      query: { type: 'string', description: 'What to look for: a question, a topic or key words.' },
+      limit: { type: 'integer', default: 5, description: 'Maximum number of passages to return, at most 50. Defaults to 5.' },
+    },
+    ['query'],
+  ),
 ];
+
+/**
+ * The file tools. No agent type gets them by default: attaching an agent's first folder attaches them and
+ * detaching its last folder removes them.
+ */
+export const FILE_TOOL_NAMES = ['open_files', 'grep_files', 'semantic_search_files'] as const satisfies readonly BaseToolName[];
+
+export const FILE_TOOL_TYPE = 'letta_files_core';
 
 const DEFAULT_TOOL_NAMES: Record<AgentType, readonly BaseToolName[]> = {
   letta_v1_agent: ['conversation_search', 'memory_replace', 'memory_insert'],

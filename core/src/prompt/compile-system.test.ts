@@ -143,6 +143,69 @@ describe('compileSystemPrompt', () => {
   });
 });
 
+describe('compileSystemPrompt <directories>', () => {
+  const directories = {
+    maxFilesOpen: 5,
+    folders: [
+      {
+        name: 'handbook',
+        description: 'Company handbook',
+        instructions: 'Cite the section you used.',
+        files: [
+          { name: 'handbook/leave.md', isOpen: true, visibleContent: '[Viewing file start (out of 2 lines)]\n1: # Leave\n2: 25 days a year' },
+          { name: 'handbook/pay.md', isOpen: false, visibleContent: null },
+        ],
+      },
+      { name: 'code', description: null, instructions: null, files: [{ name: 'code/"odd".ts', isOpen: false, visibleContent: null }] },
+    ],
+  };
+
+  it('is left out when no folder is attached', () => {
+    expect(compileSystemPrompt(input())).not.toContain('<directories>');
+    expect(compileSystemPrompt(input({ directories: { maxFilesOpen: 5, folders: [] } }))).not.toContain('<directories>');
+  });
+
+  it('lists each folder with its description and instructions, open files with their window and closed files by name only', () => {
+    const prompt = compileSystemPrompt(input({ directories }));
+    const section = prompt.slice(prompt.indexOf('<directories>'), prompt.indexOf('</directories>') + '</directories>'.length);
+    expect(section).toBe(
+      [
+        '<directories>',
+        '<file_limits>',
+        '- current_files_open=1',
+        '- max_files_open=5',
+        '</file_limits>',
+        '<directory name="handbook">',
+        '<description>',
+        'Company handbook',
+        '</description>',
+        '<instructions>',
+        'Cite the section you used.',
+        '</instructions>',
+        '<file status="open" name="handbook/leave.md">',
+        '<value>',
+        '[Viewing file start (out of 2 lines)]',
+        '1: # Leave',
+        '2: 25 days a year',
+        '</value>',
+        '</file>',
+        '<file status="closed" name="handbook/pay.md"></file>',
+        '</directory>',
+        '<directory name="code">',
+        '<file status="closed" name="code/&quot;odd&quot;.ts"></file>',
+        '</directory>',
+        '</directories>',
+      ].join('\n'),
+    );
+  });
+
+  it('sits between the tool rules and the memory metadata', () => {
+    const prompt = compileSystemPrompt(input({ directories, toolRules: [{ type: 'continue_loop', tool_name: 'memory_replace' }] }));
+    expect(prompt.indexOf('<tool_usage_rules>')).toBeLessThan(prompt.indexOf('<directories>'));
+    expect(prompt.indexOf('</directories>')).toBeLessThan(prompt.indexOf('<memory_metadata>'));
+  });
+});
+
 describe('formatSystemTime', () => {
   it('formats in the given timezone with a 24-hour clock', () => {
     expect(formatSystemTime(new Date('2025-07-01T00:30:00Z'), 'Asia/Tokyo')).toBe('2025-07-01 09:30:00 Tuesday (UTC+09:00, Asia/Tokyo)');

@@ -30,7 +30,16 @@ export type CompileSystemPromptInput = {
   archivalPassageCount?: number;
   /** The tags used in the agent's archival memory, so the model can filter its searches by them. */
   archivalTags?: string[];
+  /** The agent's attached folders and its view of their files; the section is left out when there are none. */
+  directories?: PromptDirectories;
   now: Date;
+};
+
+export type PromptFile = { name: string; isOpen: boolean; visibleContent: string | null };
+
+export type PromptDirectories = {
+  maxFilesOpen: number;
+  folders: Array<{ name: string; description: string | null; instructions: string | null; files: PromptFile[] }>;
 };
 
 function renderBlock(block: MemoryBlock): string {
@@ -116,6 +125,40 @@ function renderArchivalMetadata(input: CompileSystemPromptInput): string[] {
   ];
 }
 
+function attribute(value: string): string {
+  return value.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;');
+}
+
+/** A closed file is listed by name only, so the model knows it exists and can open it. */
+function renderPromptFile(file: PromptFile): string {
+  const name = attribute(file.name);
+  if (!file.isOpen) return `<file status="closed" name="${name}"></file>`;
+  return [`<file status="open" name="${name}">`, '<value>', file.visibleContent ?? '', '</value>', '</file>'].join('\n');
+}
+
+function renderDirectories(directories: PromptDirectories | undefined): string | null {
+  if (!directories || directories.folders.length === 0) return null;
+  const openCount = directories.folders.reduce((count, folder) => count + folder.files.filter((file) => file.isOpen).length, 0);
+  const folders = directories.folders.map((folder) =>
+    [
+      `<directory name="${attribute(folder.name)}">`,
+      ...(folder.description ? ['<description>', folder.description, '</description>'] : []),
+      ...(folder.instructions ? ['<instructions>', folder.instructions, '</instructions>'] : []),
+      ...folder.files.map(renderPromptFile),
+      '</directory>',
+    ].join('\n'),
+  );
+  return [
+    '<directories>',
+    '<file_limits>',
+    `- current_files_open=${openCount}`,
+    `- max_files_open=${directories.maxFilesOpen}`,
+    '</file_limits>',
+    ...folders,
+    '</directories>',
+  ].join('\n');
+}
+
 function renderMemoryMetadata(input: CompileSystemPromptInput): string {
   const count = input.recallMessageCount;
   const searchHint = input.toolNames.includes('conversation_search') ? '; search them with conversation_search' : '';
@@ -133,11 +176,12 @@ function hasMemoryBlockSection(agentType: AgentType): boolean {
   return agentType !== 'react_agent' && agentType !== 'workflow_agent';
 }
 
-/** The agent's system message: its template with the memory blocks, tool rules and memory metadata filled in. */
+/** The agent's system message: its template with the memory blocks, tool rules, attached folders and memory metadata filled in. */
 export function compileSystemPrompt(input: CompileSystemPromptInput): string {
   const memory = [
     hasMemoryBlockSection(input.agentType) ? renderMemoryBlocks(input.blocks) : null,
     renderToolUsageRules(input.toolRules, input.toolNames),
+    renderDirectories(input.directories),
     renderMemoryMetadata(input),
   ]
     .filter((section): section is string => section !== null)

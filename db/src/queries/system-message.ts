@@ -1,10 +1,11 @@
-import { compileSystemPrompt, type AgentType, type ToolRule } from '@engram/core';
+import { compileSystemPrompt, fileViewLimitsOf, type AgentType, type PromptDirectories, type ToolRule } from '@engram/core';
 import type { Knex } from 'knex';
 import { Agent } from '../models/agent.js';
 import { Block } from '../models/block.js';
 import { Message } from '../models/message.js';
 import { ArchiveAgent } from '../models/archive.js';
 import { Passage } from '../models/passage.js';
+import { FileAgent, Source } from '../models/source.js';
 import { Tool } from '../models/tool.js';
 
 /**
@@ -33,6 +34,7 @@ export async function recompileSystemMessage(db: Knex, organizationId: string, a
     .whereIn('passages.archive_id', ArchiveAgent.query(db).select('archive_id').where('agent_id', agentId));
   const archivalPassageCount = await archivalPassages.clone().resultSize();
   const archivalTags = archivalPassageCount === 0 ? [] : await archivalTagsOf(archivalPassages);
+  const directories = await directoriesOf(db, organizationId, agent);
   const compiled = compileSystemPrompt({
     system: agent.system,
     agentType: agent.agentType as AgentType,
@@ -51,6 +53,7 @@ export async function recompileSystemMessage(db: Knex, organizationId: string, a
     recallMessageCount,
     archivalPassageCount,
     archivalTags,
+    directories,
     now,
   });
   await Message.query(db).forOrg(organizationId).findById(systemMessageId).patch({
@@ -69,4 +72,38 @@ async function archivalTagsOf(passages: ReturnType<typeof Passage.query>): Promi
     .orderBy('tag')
     .limit(ARCHIVAL_TAGS_SHOWN)) as unknown as Array<{ tag: string }>;
   return rows.map((row) => row.tag);
+}
+
+/** The agent's attached folders, by name, each with the agent's view of its files. */
+async function directoriesOf(db: Knex, organizationId: string, agent: Agent): Promise<PromptDirectories> {
+  const folders = await Source.query(db)
+    .forOrg(organizationId)
+    .join('sources_agents', 'sources_agents.source_id', 'sources.id')
+    .where('sources_agents.agent_id', agent.id)
+    .orderBy('sources.name')
+    .select('sources.id', 'sources.name', 'sources.description', 'sources.instructions');
+  const files =
+    folders.length === 0
+      ? []
+      : await FileAgent.query(db)
+          .forOrg(organizationId)
+          .where({ agentId: agent.id })
+          .orderBy('fileName')
+          .select('sourceId', 'fileName', 'isOpen', 'visibleContent');
+  const { maxFilesOpen } = fileViewLimitsOf({
+    maxFilesOpen: agent.maxFilesOpen,
+    perFileViewWindowCharLimit: agent.perFileViewWindowCharLimit,
+    contextWindow: agent.llmConfig?.context_window,
+  });
+  return {
+    maxFilesOpen,
+    folders: folders.map((folder) => ({
+      name: folder.name,
+      description: folder.description,
+      instructions: folder.instructions,
+      files: files
+        .filter((file) => file.sourceId === folder.id)
+        .map((file) => ({ name: file.fileName, isOpen: file.isOpen, visibleContent: file.visibleContent })),
+    })),
+  };
 }

@@ -22,9 +22,11 @@ import { archiveRoutes } from './archives.js';
 import { passageRoutes } from './passages.js';
 import { archivalMemoryRoutes } from './agents/archival-memory.js';
 import { messageSearchRoutes } from './agents/message-search.js';
+import { folderRoutes } from './folders.js';
+import { sourceRoutes } from './sources.js';
 
 /** The `/v1` agent API: every route below is authenticated by API key and scoped to its organization. */
-export type V1Settings = { version: string; pingIntervalMs: number; pollIntervalMs: number };
+export type V1Settings = { version: string; pingIntervalMs: number; pollIntervalMs: number; maxUploadBytes: number };
 
 export function v1Routes(services: AppServices, deps: V1Settings): FastifyPluginAsync {
   return async (app) => {
@@ -50,5 +52,7 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     await app.register(passageRoutes(services));
     await app.register(archivalMemoryRoutes(services));
     await app.register(messageSearchRoutes(services));
+    await app.register(folderRoutes(services, deps));
+    await app.register(sourceRoutes(services, deps));
   };
 }

@@ -28,6 +28,7 @@ import type { RequestContext } from '../../http/request-context.js';
 import type { ModelService } from '../models/model-service.js';
 import type { OrganizationService } from '../tenancy/organizations.js';
 import { ensureBaseTools } from '../tools/base-tools.js';
+import { attachFolders } from './agent-folders-service.js';
 import { generateAgentName, isValidAgentName } from './agent-names.js';
 import { EVERY_RELATIONSHIP, findAgent, loadAgentView, loadAgentViews, type AgentInclude, type AgentView } from './agent-views.js';
 import { keysetPage, type PageRequest } from './keyset-page.js';
@@ -87,6 +88,9 @@ export type CreateAgentInput = ModelInput & {
   block_ids?: string[] | null | undefined;
   tool_ids?: string[] | null | undefined;
   tools?: string[] | null | undefined;
+  /** Folders to attach at creation; `source_ids` is the deprecated spelling. */
+  folder_ids?: string[] | null | undefined;
+  source_ids?: string[] | null | undefined;
   include_base_tools?: boolean | undefined;
   include_base_tool_rules?: boolean | null | undefined;
   tool_rules?: ToolRule[] | null | undefined;
@@ -423,6 +427,8 @@ export function createAgentService(deps: AgentServiceDeps) {
           .findById(agentId)
           .patch({ messageIds: [systemMessage.id, ...initialMessages.map((message) => message.id)] });
         await recompileSystemMessage(trx, ctx.organizationId, agentId, now);
+        // After the system message exists: attaching a folder shows its files there.
+        await attachFolders(trx, ctx.organizationId, agentId, [...(input.folder_ids ?? []), ...(input.source_ids ?? [])], now);
       });
       return loadAgentView(db, secrets, ctx.organizationId, agentId, EVERY_RELATIONSHIP);
     },

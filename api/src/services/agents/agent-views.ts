@@ -1,4 +1,4 @@
-import { Agent, Block, Identity, IdentityAgent, maskSecret, Tool, type SecretBox } from '@engram/db';
+import { Agent, Block, Identity, IdentityAgent, maskSecret, Source, Tool, type SecretBox } from '@engram/db';
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors.js';
 import { loadIdentityViews, type IdentityView } from '../identities/identity-views.js';
@@ -28,6 +28,8 @@ export type AgentView = {
   included: ReadonlySet<AgentInclude>;
   blocks: Block[];
   tools: Tool[];
+  /** The attached folders (the wire calls them `sources`). */
+  sources: Source[];
   secrets: AgentSecret[];
   /** Always filled: the deprecated `identity_ids` field is not an opt-in relationship. */
   identityIds: string[];
@@ -64,6 +66,17 @@ export async function toolsByAgent(db: Knex, organizationId: string, agentIds: s
   return groupByAgent(rows);
 }
 
+/** The agents' attached folders, oldest first, by agent id. */
+export async function sourcesByAgent(db: Knex, organizationId: string, agentIds: string[]): Promise<Map<string, Source[]>> {
+  const rows = (await Source.query(db)
+    .forOrg(organizationId)
+    .join('sources_agents', 'sources_agents.source_id', 'sources.id')
+    .whereIn('sources_agents.agent_id', agentIds)
+    .orderBy([{ column: 'sources.created_at' }, { column: 'sources.id' }])
+    .select('sources.*', 'sources_agents.agent_id as attached_agent_id')) as Array<Attached<Source>>;
+  return groupByAgent(rows);
+}
+
 function groupByAgent<M>(rows: Array<Attached<M>>): Map<string, M[]> {
   const grouped = new Map<string, M[]>();
   for (const row of rows) grouped.set(row.attachedAgentId, [...(grouped.get(row.attachedAgentId) ?? []), row]);
@@ -90,6 +103,7 @@ export async function loadAgentViews(
   const ids = agents.map((agent) => agent.id);
   const blocks = included.has('agent.blocks') && ids.length > 0 ? await blocksByAgent(db, organizationId, ids) : new Map<string, Block[]>();
   const tools = included.has('agent.tools') && ids.length > 0 ? await toolsByAgent(db, organizationId, ids) : new Map<string, Tool[]>();
+  const sources = included.has('agent.sources') && ids.length > 0 ? await sourcesByAgent(db, organizationId, ids) : new Map<string, Source[]>();
   const links = ids.length > 0 ? await IdentityAgent.query(db).forOrg(organizationId).whereIn('agentId', ids).orderBy('identityId') : [];
   const identityViews = included.has('agent.identities') && links.length > 0
     ? await loadIdentityViews(db, organizationId, await Identity.query(db).forOrg(organizationId).whereIn('id', [...new Set(links.map((link) => link.identityId))]))
@@ -99,6 +113,7 @@ export async function loadAgentViews(
     included,
     blocks: blocks.get(agent.id) ?? [],
     tools: tools.get(agent.id) ?? [],
+    sources: sources.get(agent.id) ?? [],
     secrets: included.has('agent.secrets') ? maskedSecrets(agent, secrets) : [],
     identityIds: links.filter((link) => link.agentId === agent.id).map((link) => link.identityId),
     identities: identityViews.filter((view) => view.agentIds.includes(agent.id)),

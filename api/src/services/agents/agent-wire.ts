@@ -1,5 +1,6 @@
 import { identityToWire } from '../identities/identity-wire.js';
-import type { StoredMessage } from '@engram/core';
+import { sourceToWire } from '../folders/folder-wire.js';
+import { fileViewLimitsOf, type StoredMessage } from '@engram/core';
 import type { Block, Tool } from '@engram/db';
 import type { AgentSecret, AgentView } from './agent-views.js';
 import type { ContextWindowOverview } from './context-window-service.js';
@@ -60,15 +61,6 @@ export function memoryToWire(agentType: string, blocks: Block[]) {
   return { agent_type: agentType, blocks: blocks.map(blockToWire), file_blocks: [], git_enabled: false, prompt_template: '' };
 }
 
-/** File-view defaults scale with the context window, as the reference server fills them in when unset. */
-function fileDefaults(contextWindow: number): { maxFilesOpen: number; perFileViewWindowCharLimit: number } {
-  if (contextWindow <= 8_000) return { maxFilesOpen: 3, perFileViewWindowCharLimit: 5_000 };
-  if (contextWindow <= 32_000) return { maxFilesOpen: 5, perFileViewWindowCharLimit: 15_000 };
-  if (contextWindow <= 128_000) return { maxFilesOpen: 10, perFileViewWindowCharLimit: 25_000 };
-  if (contextWindow <= 200_000) return { maxFilesOpen: 10, perFileViewWindowCharLimit: 40_000 };
-  return { maxFilesOpen: 15, perFileViewWindowCharLimit: 40_000 };
-}
-
 function secretToWire(agentId: string, secret: AgentSecret) {
   return { agent_id: agentId, key: secret.key, value: secret.value, description: secret.description };
 }
@@ -76,7 +68,11 @@ function secretToWire(agentId: string, secret: AgentSecret) {
 /** The wire `AgentState`: relationship fields not asked for with `include` are empty, as for 1.0 clients. */
 export function agentToWire(view: AgentView) {
   const { agent, included } = view;
-  const defaults = fileDefaults(agent.llmConfig.context_window);
+  const fileLimits = fileViewLimitsOf({
+    maxFilesOpen: agent.maxFilesOpen,
+    perFileViewWindowCharLimit: agent.perFileViewWindowCharLimit,
+    contextWindow: agent.llmConfig.context_window,
+  });
   const secrets = view.secrets.map((secret) => secretToWire(agent.id, secret));
   return {
     id: agent.id,
@@ -93,7 +89,7 @@ export function agentToWire(view: AgentView) {
     memory: memoryToWire(agent.agentType, view.blocks),
     blocks: view.blocks.map(blockToWire),
     tools: view.tools.map(toolToWire),
-    sources: [],
+    sources: view.sources.map(sourceToWire),
     tags: included.has('agent.tags') ? agent.tags : [],
     identities: view.identities.map(identityToWire),
     identity_ids: view.identityIds,
@@ -113,8 +109,8 @@ export function agentToWire(view: AgentView) {
     last_run_duration_ms: agent.lastRunDurationMs === null ? null : Number(agent.lastRunDurationMs),
     last_stop_reason: agent.lastStopReason,
     timezone: agent.timezone,
-    max_files_open: agent.maxFilesOpen ?? defaults.maxFilesOpen,
-    per_file_view_window_char_limit: agent.perFileViewWindowCharLimit ?? defaults.perFileViewWindowCharLimit,
+    max_files_open: fileLimits.maxFilesOpen,
+    per_file_view_window_char_limit: fileLimits.perFileViewWindowCharLimit,
     secrets,
     tool_exec_environment_variables: secrets,
     created_at: iso(agent.createdAt),

@@ -4,6 +4,7 @@ import { agentFileRoutes } from './agent-files.js';
 import { agentCrudRoutes } from './agents.js';
 import { contextWindowRoutes } from './context.js';
 import { coreMemoryRoutes } from './core-memory.js';
+import { agentFolderRoutes } from './folders.js';
 import { agentToolRoutes } from './tools.js';
 
 /** `/agents` and what hangs off one agent, except its messages (see messages.ts). */
@@ -14,5 +15,6 @@ export function agentRoutes(services: AppServices): FastifyPluginAsync {
     await app.register(agentToolRoutes(services));
     await app.register(contextWindowRoutes(services));
     await app.register(agentFileRoutes(services));
+    await app.register(agentFolderRoutes(services));
   };
 }

@@ -1,0 +1,9 @@
+export {
+  createFileIngestionActivities,
+  chunkPassageId,
+  CHUNKS_PER_BATCH,
+  type FileIngestionActivities,
+  type FileIngestionDeps,
+  type ChunkBatch,
+  type FileRef,
+} from './ingestion.js';

@@ -1,0 +1,84 @@
+import type { Source, SourceFile } from '@engram/db';
+import { withoutFolderPrefix } from './file-names.js';
+
+const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
+
+/** The wire `Folder`. */
+export function folderToWire(folder: Source) {
+  return {
+    id: folder.id,
+    name: folder.name,
+    description: folder.description,
+    instructions: folder.instructions,
+    metadata: folder.metadata,
+    embedding_config: folder.embeddingConfig,
+    organization_id: folder.organizationId,
+    created_at: iso(folder.createdAt),
+    updated_at: iso(folder.updatedAt),
+    created_by_id: folder.createdById,
+    last_updated_by_id: folder.lastUpdatedById,
+  };
+}
+
+/** The wire `Source` of the deprecated `/sources` routes: a folder that also names its vector store. */
+export function sourceToWire(source: Source) {
+  return { ...folderToWire(source), vector_db_provider: source.vectorDbProvider };
+}
+
+export type FileWireOptions = {
+  /** `content` is null unless asked for: it can be large. */
+  includeContent?: boolean;
+  /** Listings and reads name a file without its `<folder>/` prefix; uploads return the stored name. */
+  folderNameToStrip?: string;
+};
+
+/** The wire `FileMetadata`. */
+export function fileToWire(file: SourceFile, options: FileWireOptions = {}) {
+  return {
+    id: file.id,
+    source_id: file.sourceId,
+    file_name: options.folderNameToStrip === undefined ? file.fileName : withoutFolderPrefix(file.fileName, options.folderNameToStrip),
+    original_file_name: file.originalFileName,
+    file_path: file.filePath,
+    file_type: file.fileType,
+    file_size: Number(file.fileSize),
+    file_creation_date: iso(file.fileCreationDate),
+    file_last_modified_date: iso(file.fileLastModifiedDate),
+    processing_status: file.processingStatus,
+    error_message: file.errorMessage,
+    total_chunks: file.totalChunks,
+    chunks_embedded: file.chunksEmbedded,
+    content: options.includeContent ? file.content : null,
+    organization_id: file.organizationId,
+    created_at: iso(file.createdAt),
+    updated_at: iso(file.updatedAt),
+  };
+}
+
+/** One folder's share of `GET /folders/metadata`. */
+export type FolderStats = {
+  sourceId: string;
+  sourceName: string;
+  fileCount: number;
+  totalSize: number;
+  /** Only when the caller asked for the per-folder detail. */
+  files?: Array<{ fileId: string; fileName: string; fileSize: number }>;
+};
+
+/** The wire `OrganizationSourcesStats`: totals always, the per-folder breakdown only when asked for. */
+export function folderStatsToWire(stats: FolderStats[], detailed: boolean) {
+  return {
+    total_sources: stats.length,
+    total_files: stats.reduce((sum, folder) => sum + folder.fileCount, 0),
+    total_size: stats.reduce((sum, folder) => sum + folder.totalSize, 0),
+    sources: detailed
+      ? stats.map((folder) => ({
+          source_id: folder.sourceId,
+          source_name: folder.sourceName,
+          file_count: folder.fileCount,
+          total_size: folder.totalSize,
+          files: (folder.files ?? []).map((file) => ({ file_id: file.fileId, file_name: file.fileName, file_size: file.fileSize })),
+        }))
+      : [],
+  };
+}
