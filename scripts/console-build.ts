@@ -9,7 +9,7 @@
  *   npm run console:build -- --if-stale   only when a source is newer than the build (npm start uses this)
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -36,17 +36,23 @@ function filesUnder(directory: string): string[] {
     .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
-/** Writes `<file>.gz` for every compressible asset, and returns the JS and CSS sizes. */
-function compressAndMeasure(name: string, distDir: string): AppSizes {
+/** Writes `<file>.gz` beside every compressible asset. */
+function compress(distDir: string): void {
+  for (const file of filesUnder(distDir)) {
+    if (!COMPRESSIBLE.test(file) || file.endsWith('.gz') || file.endsWith('.map')) continue;
+    writeFileSync(`${file}.gz`, gzipSync(readFileSync(file), { level: 9 }));
+  }
+}
+
+/** The JS and CSS sizes of a built app, gzip sizes from the `.gz` files beside them; reads only. */
+function measure(name: string, distDir: string): AppSizes {
   const sizes: AppSizes = { name, js: [], css: [], totalJsGzip: 0, totalCssGzip: 0 };
   for (const file of filesUnder(distDir)) {
-    if (!COMPRESSIBLE.test(file) || file.endsWith('.gz')) continue;
-    const content = readFileSync(file);
-    const gzipped = gzipSync(content, { level: 9 });
-    if (!file.endsWith('.map')) writeFileSync(`${file}.gz`, gzipped);
-    const entry = { file: path.relative(distDir, file), bytes: content.length, gzipBytes: gzipped.length };
+    if (!/\.(js|css)$/.test(file)) continue;
+    const gzipBytes = existsSync(`${file}.gz`) ? statSync(`${file}.gz`).size : gzipSync(readFileSync(file), { level: 9 }).length;
+    const entry = { file: path.relative(distDir, file), bytes: statSync(file).size, gzipBytes };
     if (file.endsWith('.js')) sizes.js.push(entry);
-    if (file.endsWith('.css')) sizes.css.push(entry);
+    else sizes.css.push(entry);
   }
   sizes.js.sort((a, b) => b.gzipBytes - a.gzipBytes);
   sizes.totalJsGzip = sizes.js.reduce((sum, asset) => sum + asset.gzipBytes, 0);
@@ -112,9 +118,44 @@ export async function buildConsole(options: { typecheck?: boolean; log?: (line: 
   }
   const started = Date.now();
   await run(CONSOLE_APPS.map((app) => app.config('production')));
-  const sizes = CONSOLE_APPS.map((app) => compressAndMeasure(app.name, path.join(app.dir, 'dist')));
+  for (const app of CONSOLE_APPS) compress(path.join(app.dir, 'dist'));
+  const sizes = CONSOLE_APPS.map((app) => measure(app.name, path.join(app.dir, 'dist')));
   log(`[console] built ${CONSOLE_APPS.map((app) => app.name).join(', ')} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return sizes;
+}
+
+const BUILD_LOCK = path.join(repoRoot, '.console-build.lock');
+/** A lock older than this was left by a build that died; a real build takes well under a minute. */
+const ABANDONED_LOCK_MS = 10 * 60_000;
+
+/** Waits for the console build lock: a file created exclusively, so it holds across processes. */
+async function acquireBuildLock(): Promise<void> {
+  for (;;) {
+    try {
+      closeSync(openSync(BUILD_LOCK, 'wx'));
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const age = Date.now() - (statSync(BUILD_LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > ABANDONED_LOCK_MS) rmSync(BUILD_LOCK, { force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+/**
+ * Builds the console unless its build is current, and returns its sizes. Browser test files run in
+ * parallel and each needs the build; one builds while the others wait, and then find it current,
+ * because a build rewrites dist/ under the pages another test has open.
+ */
+export async function ensureConsoleBuilt(options: { log?: (line: string) => void } = {}): Promise<AppSizes[]> {
+  await acquireBuildLock();
+  try {
+    if (consoleBuildIsStale()) return await buildConsole(options);
+    return CONSOLE_APPS.map((app) => measure(app.name, path.join(app.dir, 'dist')));
+  } finally {
+    rmSync(BUILD_LOCK, { force: true });
+  }
 }
 
 export function sizeReport(sizes: AppSizes[]): string {

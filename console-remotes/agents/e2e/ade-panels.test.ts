@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
-import { buildConsole, sizeReport } from '../../../scripts/console-build.js';
+import { ensureConsoleBuilt, sizeReport } from '../../../scripts/console-build.js';
 import { artifactsDir, DESKTOP, launchChromium, screenshots } from '../../../console-shell/e2e/browser.js';
 
 /*
@@ -62,7 +62,7 @@ function poll<T>(read: () => Promise<T> | T, timeout = 15_000) {
 }
 
 beforeAll(async () => {
-  console.log(sizeReport(await buildConsole({ log: () => undefined })));
+  console.log(sizeReport(await ensureConsoleBuilt({ log: () => undefined })));
   model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
   stack = await startTestStack({ baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }] });
   browser = await launchChromium();
