@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { checkGrepArgs, checkOpenFilesArgs, describeOpenedFiles, grepFiles, renderFileView, type AgentSnapshot, type FileView } from '@engram/core';
 import { FileAgent, closeOpenFiles, fileViewLimitsOfAgent, markFilesAccessed, openFileForAgent } from '@engram/db';
+import { runWithTimeLimit, TimeLimitExceededError } from './time-limit.js';
 
 export const INLINE_FILE_TOOL_NAMES: readonly string[] = ['open_files', 'grep_files'];
 
@@ -9,6 +10,9 @@ export type FileToolOutcome = { status: 'success' | 'error'; funcResponse: strin
 type AgentFileRow = { fileId: string; sourceId: string; fileName: string; content: string | null };
 
 const AVAILABLE_NAMES_SHOWN = 20;
+
+/** Searching 200 MB with a sane pattern takes well under this. */
+const GREP_TIME_LIMIT_MS = 5000;
 
 function failure(name: string, message: string): FileToolOutcome {
   return { status: 'error', funcResponse: `Error executing function ${name}: ${message}`, memoryChanged: false };
@@ -78,7 +82,13 @@ export async function grepAgentFiles(trx: Knex, snapshot: AgentSnapshot, args: R
   const checked = checkGrepArgs(args);
   if (!checked.ok) return failure('grep_files', checked.error);
   const files = await agentFiles(trx, snapshot);
-  const result = grepFiles(files, checked.value);
+  let result: ReturnType<typeof grepFiles>;
+  try {
+    result = runWithTimeLimit(() => grepFiles(files, checked.value), GREP_TIME_LIMIT_MS);
+  } catch (error) {
+    if (!(error instanceof TimeLimitExceededError)) throw error;
+    return failure('grep_files', `the search ${error.message} and was stopped; use a simpler pattern (nested repetition such as (a+)+ backtracks without end)`);
+  }
   if (!result.ok) return failure('grep_files', result.error);
   await markFilesAccessed(trx, snapshot.organizationId, snapshot.id, result.value.matchedFileIds, now);
   return { status: 'success', funcResponse: result.value.text, memoryChanged: false };

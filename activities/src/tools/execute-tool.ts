@@ -4,7 +4,7 @@ import { createEmbedder } from '../archival/embedder.js';
 import { createPassageStore } from '../archival/passage-store.js';
 import { createSemanticSearchFiles, SEMANTIC_SEARCH_FILES } from './semantic-search-files.js';
 import type { BaseProviderConfig } from '../llm/index.js';
-import { createVenvManager } from './sandbox/venv.js';
+import { createVenvManager, type VenvManager } from './sandbox/venv.js';
 import { createToolRunner, defaultVenvRoot, openSecret, truncateToolReturn, UnreadableSecretError } from './tool-runner.js';
 import { createMcpConnectionPool, type McpConnectionPool } from '../mcp/connection-pool.js';
 import { createMcpToolExecutor } from '../mcp/execute-mcp-tool.js';
@@ -13,7 +13,8 @@ import { MCP_TOOL_TYPE } from '../mcp/registered-tool.js';
 export type ExecuteToolInput = {
   organizationId: string;
   agentId: string;
-  runId: string;
+  /** The run whose turn called the tool; absent when a tool is run directly through the API. */
+  runId?: string;
   toolCallId: string;
   toolName: string;
   arguments: Record<string, unknown>;
@@ -28,9 +29,24 @@ export type ExecuteToolDeps = {
   baseProviders?: BaseProviderConfig[];
   /** Where per-sandbox-config virtualenvs are kept; a directory under the OS temp dir by default. */
   venvRoot?: string;
+  /** The process's virtualenv manager, when it has one already (two managers could build the same venv at once). */
+  venvs?: VenvManager;
   /** The process's MCP connections; a pool of this executor's own unless the composition root shares one. */
   mcpConnections?: McpConnectionPool;
 };
+
+/**
+ * Whether this activity runs the tool: custom (sandbox) and MCP tools, and the built-ins that call an
+ * embedding provider. The other built-ins change memory or files inside the step's own transaction.
+ */
+export function runsInToolActivity(tool: { toolType: string; name: string }): boolean {
+  return (
+    tool.toolType === 'custom' ||
+    tool.toolType === MCP_TOOL_TYPE ||
+    (tool.toolType === 'letta_core' && isArchivalTool(tool.name)) ||
+    (tool.toolType === 'letta_files_core' && tool.name === SEMANTIC_SEARCH_FILES)
+  );
+}
 
 /** Added by the agent loop to memgpt-style tool schemas; the tool itself never declares it. */
 const HEARTBEAT_ARGUMENT = 'request_heartbeat';
@@ -45,7 +61,7 @@ const failure = (funcResponse: string): ExecuteToolResult => ({ status: 'error',
  */
 export function createExecuteTool(deps: ExecuteToolDeps) {
   const { db, secrets } = deps;
-  const runner = createToolRunner({ db, secrets, venvs: createVenvManager({ root: deps.venvRoot ?? defaultVenvRoot() }) });
+  const runner = createToolRunner({ db, secrets, venvs: deps.venvs ?? createVenvManager({ root: deps.venvRoot ?? defaultVenvRoot() }) });
   const embedder = createEmbedder({ db, secrets, baseProviders: deps.baseProviders ?? [] });
   const passages = createPassageStore({ db, embedder });
   const archival = createArchivalTools({ db, passages });

@@ -250,6 +250,8 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'PATCH /v1/agents/:agent_id/tools/attach/:tool_id': needs(agents.update),
   'PATCH /v1/agents/:agent_id/tools/detach/:tool_id': needs(agents.update),
   'PATCH /v1/agents/:agent_id/tools/approval/:tool_name': needs(agents.update),
+  // Runs code with the agent's secrets, and archival inserts change its memory: an edit of the agent, not a read.
+  'POST /v1/agents/:agent_id/tools/:tool_name/run': needs(agents.update),
   'PATCH /v1/agents/:agent_id/folders/attach/:folder_id': needs(agents.update),
   'PATCH /v1/agents/:agent_id/folders/detach/:folder_id': needs(agents.update),
   'PATCH /v1/agents/:agent_id/sources/attach/:source_id': needs(agents.update),

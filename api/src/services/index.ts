@@ -29,6 +29,8 @@ import { createSandboxConfigService } from './sandbox/sandbox-config-service.js'
 import { createVenvManager } from '@engram/activities/tools/sandbox/venv';
 import { defaultVenvRoot } from '@engram/activities/tools/tool-runner';
 import { createProviderService } from './providers/provider-service.js';
+import { createAgentToolRunService } from './agents/agent-tool-run-service.js';
+import { createExecuteTool } from '@engram/activities/tools/execute-tool';
 import { createFolderService } from './folders/folder-service.js';
 import { createAgentFolderService } from './agents/agent-folders-service.js';
 
@@ -68,13 +70,18 @@ export function createServices(deps: ServiceDeps) {
   const blocks = createBlockService({ db: deps.db, secrets: deps.secrets, organizations });
   const identities = createIdentityService({ db: deps.db, secrets: deps.secrets, organizations });
   const agentTags = createAgentTagService({ db: deps.db });
-  const mcp = createMcpServices({ db: deps.db, secrets: deps.secrets, agentTools, connections: deps.mcpConnections ?? createMcpConnectionPool() });
+  const mcpConnections = deps.mcpConnections ?? createMcpConnectionPool();
+  const mcp = createMcpServices({ db: deps.db, secrets: deps.secrets, agentTools, connections: mcpConnections });
   const agentFiles = createAgentFileService({ db: deps.db, secrets: deps.secrets, models, organizations });
   // One manager per process, so the tools and sandbox-config routes never build the same venv at once.
   const venvs = createVenvManager({ root: defaultVenvRoot() });
   const tools = createToolService({ db: deps.db, secrets: deps.secrets, venvs });
   const toolGenerator = createToolGenerator({ models, providers });
   const sandboxConfigs = createSandboxConfigService({ db: deps.db, secrets: deps.secrets, venvs });
+  const agentToolRuns = createAgentToolRunService({
+    db: deps.db,
+    executeTool: createExecuteTool({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders, venvs, mcpConnections }),
+  });
   const fileIngestion = createFileIngestionClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const folders = createFolderService({ db: deps.db, models, fileIngestion });
   const agentFolders = createAgentFolderService({ db: deps.db, secrets: deps.secrets });
@@ -109,6 +116,7 @@ export function createServices(deps: ServiceDeps) {
     tools,
     toolGenerator,
     sandboxConfigs,
+    agentToolRuns,
     folders,
     agentFolders,
   };

@@ -7,15 +7,7 @@ import { sendJson, V1_API, v1AuthHeaders, type RequestOptions, type Tool } from 
 
 const v1Json = <T>(path: string, options: RequestOptions = {}) => sendJson<T>(`${V1_API}${path}`, { ...options, headers: { ...options.headers, ...v1AuthHeaders() } });
 
-/** The parts of a tool the sandbox needs to run it, which the kit's `Tool` leaves out. */
-export type RunnableTool = Tool & {
-  source_code?: string | null;
-  source_type?: string | null;
-  pip_requirements?: unknown[] | null;
-  npm_requirements?: unknown[] | null;
-};
-
-/** `ToolExecutionResult`, as `POST /v1/tools/run` answers it (inside a `tool_return_message`). */
+/** `ToolExecutionResult` of `POST /agents/{id}/tools/{name}/run`. */
 export type ToolExecutionResult = {
   status: 'success' | 'error';
   func_return?: unknown;
@@ -23,22 +15,18 @@ export type ToolExecutionResult = {
   stderr?: string[] | null;
 };
 
-/**
- * Runs a saved tool's source in the organization's sandbox, saving nothing. The server has no
- * `POST /agents/{id}/tools/{name}/run` yet, so the run does not see the agent's own variables.
- */
-export function runToolSource(tool: RunnableTool, args: Record<string, unknown>): Promise<ToolExecutionResult> {
-  return v1Json<ToolExecutionResult>('/tools/run', {
+/** Built-ins that edit memory or open files run only inside a turn; these run on their own too (the server says the same). */
+const RUNNABLE_BUILT_INS = new Set(['archival_memory_insert', 'archival_memory_search', 'semantic_search_files']);
+
+export function canRunOnItsOwn(tool: Tool): boolean {
+  return tool.tool_type === 'custom' || tool.tool_type === 'external_mcp' || RUNNABLE_BUILT_INS.has(tool.name);
+}
+
+/** Runs one of the agent's tools as the agent would: with its secrets, archives and folders, outside any turn. */
+export function runAgentTool(agentId: string, toolName: string, args: Record<string, unknown>): Promise<ToolExecutionResult> {
+  return v1Json<ToolExecutionResult>(`/agents/${encodeURIComponent(agentId)}/tools/${encodeURIComponent(toolName)}/run`, {
     method: 'POST',
-    json: {
-      source_code: tool.source_code,
-      source_type: tool.source_type ?? null,
-      name: tool.name,
-      json_schema: tool.json_schema,
-      pip_requirements: tool.pip_requirements ?? null,
-      npm_requirements: tool.npm_requirements ?? null,
-      args,
-    },
+    json: { args },
   });
 }
 

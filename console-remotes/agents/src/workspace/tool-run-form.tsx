@@ -1,9 +1,9 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { Badge, Box, Button, Code, ErrorNotice, Group, Paper, Stack, Text, TextInput } from '@engram/console-kit';
+import { Badge, Box, Button, Code, ErrorNotice, Group, Paper, Stack, Text, TextInput, type Tool } from '@engram/console-kit';
 import { NumberInput, Select, Switch, Textarea } from '@engram/console-kit/widgets';
 import { IconPlayerPlay } from '@tabler/icons-react';
-import { runToolSource, type RunnableTool, type ToolExecutionResult } from '../ade-api.js';
+import { runAgentTool, type ToolExecutionResult } from '../ade-api.js';
 import { initialValues, toolArguments, toolFields, type FieldValues, type ToolField, type ToolSchema } from './tool-arguments.js';
 
 function FieldInput({ field, value, error, onChange }: { field: ToolField; value: FieldValues[string] | undefined; error?: string; onChange: (value: FieldValues[string] | undefined) => void }) {
@@ -83,12 +83,12 @@ function ResultView({ result }: { result: ToolExecutionResult }) {
 }
 
 /** Runs a tool with arguments typed into a form made from its parameters, and shows what it returned and printed. */
-export function ToolRunForm({ tool }: { tool: RunnableTool }) {
+export function ToolRunForm({ agentId, tool }: { agentId: string; tool: Tool }) {
   const schema = tool.json_schema as ToolSchema;
   const fields = useMemo(() => toolFields(schema), [schema]);
   const [values, setValues] = useState<FieldValues>(() => initialValues(schema, fields));
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const run = useMutation({ mutationFn: (args: Record<string, unknown>) => runToolSource(tool, args) });
+  const run = useMutation({ mutationFn: (args: Record<string, unknown>) => runAgentTool(agentId, tool.name, args) });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();

@@ -17,7 +17,7 @@ import {
 } from '@engram/console-kit';
 import { Collapse, Select, Switch } from '@engram/console-kit/widgets';
 import { IconPlayerPlay, IconPlugConnected, IconUnlink } from '@tabler/icons-react';
-import type { RunnableTool } from '../ade-api.js';
+import { canRunOnItsOwn } from '../ade-api.js';
 import { agentKeys, useAgentTools, useOrganizationTools } from '../queries.js';
 import { ToolRunForm } from './tool-run-form.js';
 
@@ -26,12 +26,11 @@ function requiresApproval(agent: Agent, tool: Tool): boolean {
   return (agent.tool_rules ?? []).some((rule) => rule.type === 'requires_approval' && rule.tool_name === tool.name);
 }
 
-function ToolRow({ agent, tool }: { agent: Agent; tool: RunnableTool }) {
+function ToolRow({ agent, tool }: { agent: Agent; tool: Tool }) {
   const v1 = useV1();
   const queryClient = useQueryClient();
   const [running, setRunning] = useState(false);
-  // Built-in tools have no source to send to the sandbox: they run only inside the agent's turn.
-  const runnable = Boolean(tool.source_code);
+  const runnable = canRunOnItsOwn(tool);
   const refresh = () =>
     Promise.all([
       queryClient.invalidateQueries({ queryKey: agentKeys.agent(v1, agent.id), exact: true }),
@@ -89,7 +88,7 @@ function ToolRow({ agent, tool }: { agent: Agent; tool: RunnableTool }) {
         {runnable ? (
           // Mounted only while open: kept mounted (Mantine's default, a hidden React <Activity>), the form's field errors never showed.
           <Collapse expanded={running} keepMounted={false}>
-            <ToolRunForm tool={tool} />
+            <ToolRunForm agentId={agent.id} tool={tool} />
           </Collapse>
         ) : null}
       </Stack>

@@ -91,3 +91,62 @@ describe("an agent's tools", () => {
     expect(notAttached.status).toBe(404);
   });
 });
+
+describe('running an agent tool directly', () => {
+  const greetSource = [
+    'import os',
+    '',
+    'def greet(name: str, times: int = 1) -> str:',
+    '    """Greets someone.',
+    '',
+    '    Args:',
+    '        name: Who to greet.',
+    '        times: How often.',
+    '    """',
+    '    print("greeting", name)',
+    '    return " ".join([f"hello {name} from {os.environ[\'GREETING_SOURCE\']}"] * times)',
+  ].join('\n');
+
+  it("runs a custom tool with the agent's secrets and returns the execution result", async () => {
+    const tool = await client.tools.create({ source_code: greetSource });
+    const agent = await client.agents.create({ model: 'openai/gpt-4o-mini', secrets: { GREETING_SOURCE: 'the agent' } });
+    await client.agents.tools.attach(tool.id, { agent_id: agent.id });
+
+    const result = await client.agents.tools.run('greet', { agent_id: agent.id, args: { name: 'Ada', times: 2 } });
+    expect(result).toEqual({
+      status: 'success',
+      func_return: 'hello Ada from the agent hello Ada from the agent',
+      stdout: ['greeting Ada\n'],
+      stderr: [],
+      agent_state: null,
+      sandbox_config_fingerprint: null,
+    });
+
+    const failed = await client.agents.tools.run('greet', { agent_id: agent.id, args: {} });
+    expect(failed.status).toBe('error');
+    expect(String(failed.func_return)).toMatch(/name/);
+  });
+
+  it('runs an archival built-in as the agent would, and refuses the built-ins that only run within a turn', async () => {
+    const agent = await client.agents.create({ model: 'openai/gpt-4o-mini', tools: ['archival_memory_insert'] });
+    const inserted = await client.agents.tools.run('archival_memory_insert', { agent_id: agent.id, args: { content: 'Ada likes tea' } });
+    expect(inserted.status).toBe('success');
+    expect((await client.agents.passages.list(agent.id)).map((passage) => passage.text)).toEqual(['Ada likes tea']);
+
+    const inline = await api(`/agents/${agent.id}/tools/memory_insert/run`, { method: 'POST', body: JSON.stringify({ args: { label: 'human', new_string: 'x' } }) });
+    expect(inline.status).toBe(400);
+    expect((await inline.json()).detail).toMatch(/runs only there/);
+
+    const notAttached = await api(`/agents/${agent.id}/tools/web_search/run`, { method: 'POST', body: JSON.stringify({ args: {} }) });
+    expect(notAttached.status).toBe(404);
+
+    const other = await stack.createTenant();
+    const foreign = await api(`/agents/${agent.id}/tools/archival_memory_insert/run`, {
+      method: 'POST',
+      key: other.apiKey.key,
+      body: JSON.stringify({ args: { content: 'intruder' } }),
+    });
+    expect(foreign.status).toBe(404);
+    expect((await client.agents.passages.list(agent.id)).map((passage) => passage.text)).toEqual(['Ada likes tea']);
+  });
+});

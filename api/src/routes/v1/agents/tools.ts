@@ -17,6 +17,8 @@ const ToolNameParams = AgentParams.extend({ tool_name: z.string() });
 const ApprovalBody = z.strictObject({ requires_approval: z.boolean().optional(), body_requires_approval: z.boolean().optional() }).nullish();
 const ApprovalQuery = z.object({ requires_approval: queryBoolean.optional() });
 
+const RunAgentToolBody = z.object({ args: z.record(z.string(), z.unknown()).optional() }).nullish();
+
 /** 1.0 clients get `null` from these PATCHes, not the agent (runtime-api §1.6). */
 const NO_CONTENT_FOR_1_0_CLIENTS = null;
 
@@ -52,6 +54,22 @@ export function agentToolRoutes(services: AppServices): FastifyPluginAsyncZod {
       async (request) => {
         await services.agentTools.detachTool(requireContext(request), request.params.agent_id, request.params.tool_id);
         return NO_CONTENT_FOR_1_0_CLIENTS;
+      },
+    );
+
+    app.post(
+      '/agents/:agent_id/tools/:tool_name/run',
+      {
+        schema: {
+          tags: ['agents'],
+          summary: "Run one of an agent's tools with arguments, as the agent would (outside any turn)",
+          params: ToolNameParams,
+          body: RunAgentToolBody,
+        },
+      },
+      async (request) => {
+        const { agent_id: agentId, tool_name: toolName } = request.params;
+        return services.agentToolRuns.run(requireContext(request), agentId, toolName, request.body?.args ?? {});
       },
     );
 
