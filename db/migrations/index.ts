@@ -7,6 +7,7 @@ import * as archival from './20261121050000_archival.js';
 import * as mcp from './20261121060000_mcp.js';
 import * as accounts from './20261122000000_accounts.js';
 import * as folders from './20261123000000_folders.js';
+import * as toolSchemaOrder from './20261124000000_tool_schema_order.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -20,4 +21,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261121060000_mcp', mcp],
   ['20261122000000_accounts', accounts],
   ['20261123000000_folders', folders],
+  ['20261124000000_tool_schema_order', toolSchemaOrder],
 ];

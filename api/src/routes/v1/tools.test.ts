@@ -250,6 +250,26 @@ def plan_trip(
       },
     });
   });
+
+  it('keeps the parameters of a saved tool in the order the function declares them', async () => {
+    const source = [
+      'def order_pizza(topping: str, size: int, extra_cheese: bool, address: str) -> str:',
+      '    """Orders a pizza.',
+      '',
+      '    Args:',
+      '        topping: The topping.',
+      '        size: Diameter in cm.',
+      '        extra_cheese: More cheese.',
+      '        address: Where to deliver.',
+      '    """',
+      '    return topping',
+    ].join('\n');
+    const created = await client.tools.create({ source_code: source });
+    const declared = ['topping', 'size', 'extra_cheese', 'address'];
+    const parameterNames = (schema: unknown) => Object.keys((schema as { parameters: { properties: object } }).parameters.properties);
+    expect(parameterNames(created.json_schema)).toEqual(declared);
+    expect(parameterNames((await client.tools.retrieve(created.id)).json_schema)).toEqual(declared);
+  });
 });
 
 describe('POST /tools/run', () => {
