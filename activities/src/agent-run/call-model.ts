@@ -66,7 +66,7 @@ export function createCallModel(deps: Deps) {
         onDelta: context.request.streamTokens
           ? (delta) => {
               const frame = deltaFrame(input.stepId, delta);
-              published = published.then(() => publishDelta(deps.db, input.runId, frame)).catch(() => undefined);
+              published = published.then(() => publishDelta(deps.db, input.runId, activity.info.attempt, frame)).catch(() => undefined);
             }
           : undefined,
       });

@@ -34,8 +34,9 @@ export async function appendRunFrames(
 }
 
 /** Forwards a token delta to live streams; deltas are not logged (the complete message is). */
-export async function publishDelta(db: Knex, runId: string, frame: Frame): Promise<void> {
-  const payload = JSON.stringify({ run_id: runId, frame });
+/** `attempt` is the model call's: a retried call streams its message again, and readers drop what they already sent. */
+export async function publishDelta(db: Knex, runId: string, attempt: number, frame: Frame): Promise<void> {
+  const payload = JSON.stringify({ run_id: runId, attempt, frame });
   if (Buffer.byteLength(payload) > MAX_NOTIFY_PAYLOAD_BYTES) return;
   await db.raw('select pg_notify(?, ?)', [RUN_DELTAS_CHANNEL, payload]);
 }

@@ -107,6 +107,38 @@ describe('a run survives the death of its processes', () => {
     expect(stored.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
   }, 120_000);
 
+  it('streams the tokens of a model call whose worker died mid-stream once, not again from the retry', async () => {
+    // The model call must run on the worker this test kills: no worker of an earlier test may take it.
+    await Promise.all(processes.splice(0).map((managed) => managed.kill()));
+    const port = await freePort();
+    await api(port);
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const firstWorker = worker();
+    const agentId = await createAgent(baseUrl);
+    const answer = 'Tokens arrive one by one and none of them twice.';
+    const requestsBefore = model.requests.length;
+    model.enqueue({ type: 'text', text: answer, chunkDelayMs: 300 }, { type: 'text', text: answer });
+    const stream = await fetch(`${baseUrl}/v1/agents/${agentId}/messages/stream`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'stream it' }], stream_tokens: true, include_pings: false }),
+    });
+    const frames: Frame[] = [];
+    const reading = readFrames(stream, frames);
+    const assistantDeltas = () => frames.filter((frame) => frame.message_type === 'assistant_message');
+
+    await until(() => assistantDeltas().length >= 3);
+    await firstWorker.kill();
+    worker();
+    expect(await reading).toBe(true);
+
+    expect(model.requests.length - requestsBefore).toBe(2);
+    expect(assistantDeltas().map((frame) => frame.content).join('')).toBe(answer);
+    expect(new Set(assistantDeltas().map((frame) => frame.id)).size).toBe(1);
+    const stored = await Message.query(stack.db).forOrg(stack.tenant.organizationId).where({ agentId, role: 'assistant' });
+    expect(stored).toHaveLength(1);
+  }, 120_000);
+
   it('lets a client resume with starting_after when the API process restarts mid-stream', async () => {
     const port = await freePort();
     const firstApi = await api(port);

@@ -3,10 +3,13 @@ import { RUN_DELTAS_CHANNEL, RUN_EVENTS_CHANNEL } from '@engram/db';
 
 type Listener<T> = (value: T) => void;
 
+/** A token delta of a run, from the model call's `attempt` (1, or more when the call was retried). */
+export type RunDelta = { frame: Record<string, unknown>; attempt: number };
+
 export type NotificationHub = {
   /** Called when new frames of the run are committed (or, after a reconnect, when some may have been). */
   onRunEvents(runId: string, listener: Listener<void>): () => void;
-  onRunDelta(runId: string, listener: Listener<Record<string, unknown>>): () => void;
+  onRunDelta(runId: string, listener: Listener<RunDelta>): () => void;
   close(): Promise<void>;
 };
 
@@ -18,7 +21,7 @@ type Logger = { warn(obj: unknown, msg?: string): void };
  */
 export async function createNotificationHub(deps: { databaseUrl: string; log?: Logger }): Promise<NotificationHub> {
   const eventListeners = new Map<string, Set<Listener<void>>>();
-  const deltaListeners = new Map<string, Set<Listener<Record<string, unknown>>>>();
+  const deltaListeners = new Map<string, Set<Listener<RunDelta>>>();
   let client: pg.Client | null = null;
   let closed = false;
 
@@ -32,8 +35,8 @@ export async function createNotificationHub(deps: { databaseUrl: string; log?: L
         const runId = message.payload.slice(0, message.payload.lastIndexOf(':'));
         eventListeners.get(runId)?.forEach((listener) => listener());
       } else if (message.channel === RUN_DELTAS_CHANNEL) {
-        const { run_id: runId, frame } = JSON.parse(message.payload) as { run_id: string; frame: Record<string, unknown> };
-        deltaListeners.get(runId)?.forEach((listener) => listener(frame));
+        const { run_id: runId, attempt, frame } = JSON.parse(message.payload) as { run_id: string; attempt?: number; frame: Record<string, unknown> };
+        deltaListeners.get(runId)?.forEach((listener) => listener({ frame, attempt: attempt ?? 1 }));
       }
     });
     next.on('error', (error) => {

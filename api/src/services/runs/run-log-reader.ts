@@ -3,7 +3,7 @@ import type { NotificationHub } from './notification-hub.js';
 
 export type LogItem =
   | { kind: 'frame'; seqId: number; frame: Record<string, unknown> & { message_type: string } }
-  | { kind: 'delta'; frame: Record<string, unknown> & { message_type: string } };
+  | { kind: 'delta'; attempt: number; frame: Record<string, unknown> & { message_type: string } };
 
 export type FollowOptions = {
   organizationId: string;
@@ -34,8 +34,8 @@ export async function* followRunLog(deps: { db: Database; notifications: Notific
   const deltas: LogItem[] = [];
   const stopEvents = deps.notifications.onRunEvents(options.runId, () => wake.resolve());
   const stopDeltas = options.includeDeltas
-    ? deps.notifications.onRunDelta(options.runId, (frame) => {
-        deltas.push({ kind: 'delta', frame: frame as LogItem['frame'] & { message_type: string } });
+    ? deps.notifications.onRunDelta(options.runId, ({ frame, attempt }) => {
+        deltas.push({ kind: 'delta', attempt, frame: frame as LogItem['frame'] & { message_type: string } });
         wake.resolve();
       })
     : () => undefined;

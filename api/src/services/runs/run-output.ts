@@ -1,4 +1,5 @@
 import { wireDate } from '@engram/core';
+import { createDeltaReplayFilter } from './delta-replay.js';
 import type { LogItem } from './run-log-reader.js';
 import type { SseChannel } from '../../http/sse.js';
 
@@ -55,13 +56,15 @@ export async function streamRunOutput(
       }, Math.max(50, Math.floor(options.pingIntervalMs / 4)))
     : undefined;
   const previewed = new Set<string>();
+  const forwardDelta = createDeltaReplayFilter();
   try {
     for await (const item of items) {
       const { frame } = item;
       const key = `${String(frame.id)}:${frame.message_type}`;
       if (item.kind === 'delta') {
         previewed.add(key);
-        if (passesFilter(frame, options)) channel.send({ ...frame, run_id: options.runId, seq_id: lastSeq, date: wireDate(new Date()) });
+        const delta = forwardDelta(key, item.attempt, frame);
+        if (delta && passesFilter(delta, options)) channel.send({ ...delta, run_id: options.runId, seq_id: lastSeq, date: wireDate(new Date()) });
         continue;
       }
       lastSeq = item.seqId;
