@@ -12,7 +12,6 @@ import { EmbeddingConfigSchema, Metadata, pageQuery, queryBoolean } from './agen
 export type FolderRouteSettings = { maxUploadBytes: number };
 
 export const FolderParams = z.object({ folder_id: z.string() });
-const FolderFileParams = FolderParams.extend({ file_id: z.string() });
 
 /** The body of `POST /folders`; `POST /sources` asks for the embedding on top. */
 export const CreateFolderBody = z.strictObject({
@@ -33,9 +32,9 @@ export const UpdateFolderBody = z.strictObject({
   embedding_config: EmbeddingConfigSchema.nullish(),
 });
 
-export const MetadataQuery = z.object({ include_detailed_per_source_metadata: queryBoolean.default(false) });
+const MetadataQuery = z.object({ include_detailed_per_source_metadata: queryBoolean.default(false) });
 
-export const UploadQuery = z.object({
+const UploadQuery = z.object({
   duplicate_handling: z.enum(DUPLICATE_HANDLING).default('suffix'),
   name: z.string().optional(),
 });
@@ -45,7 +44,7 @@ const FILE_FIELD_REQUIRED = 'file is required: upload the file as a multipart/fo
 /** A file part as the upload parser leaves it: its bytes with the name and type the client gave. */
 const UploadedFile = z.object({ filename: z.string(), mimetype: z.string(), data: z.instanceof(Buffer) }, { error: FILE_FIELD_REQUIRED });
 
-export const UploadBody = z.object({ file: UploadedFile });
+const UploadBody = z.object({ file: UploadedFile });
 
 export const IncludeContentQuery = { include_content: queryBoolean.default(false) };
 
@@ -68,7 +67,7 @@ export async function registerUploadParsing(app: FastifyInstance, settings: Fold
   });
 }
 
-export function uploadInput(body: z.infer<typeof UploadBody>, query: z.infer<typeof UploadQuery>): UploadInput {
+function uploadInput(body: z.infer<typeof UploadBody>, query: z.infer<typeof UploadQuery>): UploadInput {
   return {
     uploadedName: body.file.filename,
     declaredMime: body.file.mimetype,
@@ -83,19 +82,7 @@ export function folderRoutes(services: AppServices, settings: FolderRouteSetting
   const { folders } = services;
   return async (app) => {
     await registerUploadParsing(app, settings);
-
-    app.get('/folders/count', { schema: { tags: ['folders'], summary: 'Count the folders' } }, async (request) =>
-      folders.count(requireContext(request)),
-    );
-
-    app.get(
-      '/folders/metadata',
-      { schema: { tags: ['folders'], summary: 'File counts and sizes of every folder', querystring: MetadataQuery } },
-      async (request) => {
-        const detailed = request.query.include_detailed_per_source_metadata;
-        return folderStatsToWire(await folders.stats(requireContext(request), detailed), detailed);
-      },
-    );
+    registerRoutesOfBothNames(app, services, 'folders', 'folder_id');
 
     app.get(
       '/folders/name/:folder_name',
@@ -137,63 +124,6 @@ export function folderRoutes(services: AppServices, settings: FolderRouteSetting
       async (request) => folderToWire(await folders.update(requireContext(request), request.params.folder_id, request.body)),
     );
 
-    app.delete(
-      '/folders/:folder_id',
-      { schema: { tags: ['folders'], summary: 'Delete a folder with its files, detaching it from its agents', params: FolderParams } },
-      async (request) => {
-        await folders.delete(requireContext(request), request.params.folder_id);
-        return null;
-      },
-    );
-
-    app.post(
-      '/folders/:folder_id/upload',
-      {
-        schema: {
-          tags: ['folders'],
-          summary: 'Upload a file into a folder; it is parsed, chunked and embedded in the background',
-          consumes: ['multipart/form-data'],
-          params: FolderParams,
-          querystring: UploadQuery,
-          body: UploadBody,
-        },
-      },
-      async (request, reply) => {
-        const { file, skipped } = await folders.upload(requireContext(request), request.params.folder_id, uploadInput(request.body, request.query));
-        if (skipped) reply.header('x-upload-result', 'skipped');
-        return fileToWire(file);
-      },
-    );
-
-    app.get(
-      '/folders/:folder_id/agents',
-      { schema: { tags: ['folders'], summary: 'The ids of the agents using a folder', params: FolderParams, querystring: z.object(pageQuery(50)) } },
-      async (request) => {
-        const { query } = request;
-        return folders.listAgentIds(requireContext(request), request.params.folder_id, {
-          before: query.before,
-          after: query.after,
-          limit: query.limit,
-          order: query.order ?? 'desc',
-        });
-      },
-    );
-
-    app.get(
-      '/folders/:folder_id/passages',
-      { schema: { tags: ['folders'], summary: "The chunks of a folder's files", params: FolderParams, querystring: z.object(pageQuery(100)) } },
-      async (request) => {
-        const { query } = request;
-        const passages = await folders.listPassages(requireContext(request), request.params.folder_id, {
-          before: query.before,
-          after: query.after,
-          limit: query.limit,
-          order: query.order ?? 'desc',
-        });
-        return passages.map(passageToWire);
-      },
-    );
-
     app.get(
       '/folders/:folder_id/files',
       {
@@ -216,23 +146,107 @@ export function folderRoutes(services: AppServices, settings: FolderRouteSetting
       },
     );
 
-    app.get(
-      '/folders/:folder_id/files/:file_id',
-      { schema: { tags: ['folders'], summary: 'A file of a folder', params: FolderFileParams, querystring: z.object(IncludeContentQuery) } },
-      async (request) => {
-        const includeContent = request.query.include_content;
-        const { folder, file } = await folders.getFile(requireContext(request), request.params.folder_id, request.params.file_id, includeContent);
-        return fileToWire(file, { includeContent, folderNameToStrip: folder.name });
-      },
-    );
-
-    app.delete(
-      '/folders/:folder_id/:file_id',
-      { schema: { tags: ['folders'], summary: 'Delete a file with its chunks, closing it in every agent', params: FolderFileParams } },
-      async (request, reply) => {
-        await folders.deleteFile(requireContext(request), request.params.folder_id, request.params.file_id);
-        return reply.code(204).send();
-      },
-    );
   };
+}
+
+type ZodApp = Parameters<FastifyPluginAsyncZod>[0];
+
+/**
+ * The routes `/v1/folders` and its deprecated name `/v1/sources` share but for the path's noun and the name
+ * of the id parameter.
+ */
+export function registerRoutesOfBothNames(app: ZodApp, services: AppServices, noun: 'folders' | 'sources', idParam: 'folder_id' | 'source_id'): void {
+  const { folders } = services;
+  const one = noun === 'folders' ? 'folder' : 'source';
+  const Params = z.object({ [idParam]: z.string() } as Record<typeof idParam, z.ZodString>);
+  const FileParams = Params.extend({ file_id: z.string() });
+  const idOf = (params: Record<string, string>) => params[idParam]!;
+  const tags = [noun];
+
+  app.get(`/${noun}/count`, { schema: { tags, summary: `Count the ${noun}` } }, async (request) => folders.count(requireContext(request)));
+
+  app.get(
+    `/${noun}/metadata`,
+    { schema: { tags, summary: `File counts and sizes of every ${one}`, querystring: MetadataQuery } },
+    async (request) => {
+      const detailed = request.query.include_detailed_per_source_metadata;
+      return folderStatsToWire(await folders.stats(requireContext(request), detailed), detailed);
+    },
+  );
+
+  app.delete(
+    `/${noun}/:${idParam}`,
+    { schema: { tags, summary: `Delete a ${one} with its files, detaching it from its agents`, params: Params } },
+    async (request) => {
+      await folders.delete(requireContext(request), idOf(request.params));
+      return null;
+    },
+  );
+
+  app.post(
+    `/${noun}/:${idParam}/upload`,
+    {
+      schema: {
+        tags,
+        summary: `Upload a file into a ${one}; it is parsed, chunked and embedded in the background`,
+        consumes: ['multipart/form-data'],
+        params: Params,
+        querystring: UploadQuery,
+        body: UploadBody,
+      },
+    },
+    async (request, reply) => {
+      const { file, skipped } = await folders.upload(requireContext(request), idOf(request.params), uploadInput(request.body, request.query));
+      if (skipped) reply.header('x-upload-result', 'skipped');
+      return fileToWire(file);
+    },
+  );
+
+  app.get(
+    `/${noun}/:${idParam}/agents`,
+    { schema: { tags, summary: `The ids of the agents using a ${one}`, params: Params, querystring: z.object(pageQuery(50)) } },
+    async (request) => {
+      const { query } = request;
+      return folders.listAgentIds(requireContext(request), idOf(request.params), {
+        before: query.before,
+        after: query.after,
+        limit: query.limit,
+        order: query.order ?? 'desc',
+      });
+    },
+  );
+
+  app.get(
+    `/${noun}/:${idParam}/passages`,
+    { schema: { tags, summary: `The chunks of a ${one}'s files`, params: Params, querystring: z.object(pageQuery(100)) } },
+    async (request) => {
+      const { query } = request;
+      const passages = await folders.listPassages(requireContext(request), idOf(request.params), {
+        before: query.before,
+        after: query.after,
+        limit: query.limit,
+        order: query.order ?? 'desc',
+      });
+      return passages.map(passageToWire);
+    },
+  );
+
+  app.get(
+    `/${noun}/:${idParam}/files/:file_id`,
+    { schema: { tags, summary: `A file of a ${one}`, params: FileParams, querystring: z.object(IncludeContentQuery) } },
+    async (request) => {
+      const includeContent = request.query.include_content;
+      const { folder, file } = await folders.getFile(requireContext(request), idOf(request.params), request.params.file_id, includeContent);
+      return fileToWire(file, { includeContent, folderNameToStrip: folder.name });
+    },
+  );
+
+  app.delete(
+    `/${noun}/:${idParam}/:file_id`,
+    { schema: { tags, summary: 'Delete a file with its chunks, closing it in every agent', params: FileParams } },
+    async (request, reply) => {
+      await folders.deleteFile(requireContext(request), idOf(request.params), request.params.file_id);
+      return reply.code(204).send();
+    },
+  );
 }
