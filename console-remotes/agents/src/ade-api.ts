@@ -1,4 +1,4 @@
-import { sendJson, V1_API, v1AuthHeaders, type RequestOptions, type Tool } from '@engram/console-kit';
+import { errorFromResponse, queryString, sendJson, V1_API, v1AuthHeaders, type RequestOptions, type Tool } from '@engram/console-kit';
 
 /*
  * `/v1` calls only the agent development environment makes, beside the kit's client: they live in
@@ -40,4 +40,113 @@ export function searchArchivalMemory(agentId: string, search: ArchivalSearch, to
   return v1Json<{ results: ArchivalSearchResult[]; count: number }>(`/agents/${encodeURIComponent(agentId)}/archival-memory/search`, {
     query: { query: search.query, tags: search.tags, tag_match_mode: search.tagMatchMode, top_k: topK },
   });
+}
+
+/** A wire `Folder` (what the panel shows of it). */
+export type Folder = { id: string; name: string; description: string | null };
+
+export type FileProcessingStatus = 'pending' | 'parsing' | 'embedding' | 'completed' | 'error';
+
+/** A wire `FileMetadata` of `GET /folders/{id}/files`, without its content. */
+export type FolderFile = {
+  id: string;
+  source_id: string;
+  file_name: string;
+  file_size: number | null;
+  processing_status: FileProcessingStatus;
+  error_message: string | null;
+  total_chunks: number | null;
+  chunks_embedded: number | null;
+};
+
+/** An item of `GET /agents/{id}/files`: the agent's view of one file of its folders. */
+export type AgentFile = {
+  id: string;
+  file_id: string;
+  /** `<folder>/<file>`, the name the agent knows it by. */
+  file_name: string;
+  is_open: boolean;
+  /** What the agent's prompt shows of the file while it is open; null when closed. */
+  visible_content: string | null;
+};
+
+export type AgentFilePage = { files: AgentFile[]; next_cursor: string | null; has_more: boolean };
+
+/** What an upload does when the folder already has a file of that name (the server's default is `suffix`). */
+export type DuplicateHandling = 'suffix' | 'replace' | 'skip' | 'error';
+
+type KeysetPage = { after: string | null; limit: number };
+
+const pageQuery = (page: KeysetPage) => ({ limit: page.limit, order: 'desc', ...(page.after ? { after: page.after } : {}) });
+const agentPath = (agentId: string, suffix: string) => `/agents/${encodeURIComponent(agentId)}${suffix}`;
+const folderPath = (folderId: string, suffix = '') => `/folders/${encodeURIComponent(folderId)}${suffix}`;
+
+/** The organization's folders, newest first. */
+export function listFolders(page: KeysetPage) {
+  return v1Json<Folder[]>('/folders/', { query: pageQuery(page) });
+}
+
+export function createFolder(name: string) {
+  return v1Json<Folder>('/folders/', { method: 'POST', json: { name } });
+}
+
+/** The folders attached to the agent, newest first. */
+export function listAgentFolders(agentId: string, page: KeysetPage) {
+  return v1Json<Folder[]>(agentPath(agentId, '/folders/'), { query: pageQuery(page) });
+}
+
+/** Gives the agent the folder's files (the newest parsed ones open) and the file tools. */
+export function attachFolder(agentId: string, folderId: string) {
+  return v1Json<unknown>(agentPath(agentId, `/folders/attach/${encodeURIComponent(folderId)}`), { method: 'PATCH' });
+}
+
+export function detachFolder(agentId: string, folderId: string) {
+  return v1Json<unknown>(agentPath(agentId, `/folders/detach/${encodeURIComponent(folderId)}`), { method: 'PATCH' });
+}
+
+/** A folder's files with their ingestion status, newest first. */
+export function listFolderFiles(folderId: string, page: KeysetPage) {
+  return v1Json<FolderFile[]>(folderPath(folderId, '/files'), { query: pageQuery(page) });
+}
+
+/**
+ * Uploads one file; its parsing, chunking and embedding then run in the background. The kit's client only
+ * sends JSON, so this posts the multipart form itself (the browser sets its boundary). `skipped`: a file of
+ * that name was already there and `skip` kept it.
+ */
+export async function uploadFile(folderId: string, file: File, duplicateHandling: DuplicateHandling): Promise<{ file: FolderFile; skipped: boolean }> {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  const response = await fetch(`${V1_API}${folderPath(folderId, '/upload')}${queryString({ duplicate_handling: duplicateHandling })}`, {
+    method: 'POST',
+    headers: { accept: 'application/json', ...v1AuthHeaders() },
+    body: form,
+    credentials: 'same-origin',
+  });
+  if (!response.ok) throw await errorFromResponse(response);
+  return { file: (await response.json()) as FolderFile, skipped: response.headers.get('x-upload-result') === 'skipped' };
+}
+
+/** Deletes the file with its chunks; every agent that had it open closes it. */
+export function deleteFolderFile(folderId: string, fileId: string) {
+  return v1Json<null>(folderPath(folderId, `/${encodeURIComponent(fileId)}`), { method: 'DELETE' });
+}
+
+/** The agent's files across its folders, open or closed, newest first. */
+export function listAgentFiles(agentId: string, page: KeysetPage) {
+  return v1Json<AgentFilePage>(agentPath(agentId, '/files/'), { query: pageQuery(page) });
+}
+
+/** Opens the file at its top in the agent's context; answers with the names of the files closed to make room. */
+export function openAgentFile(agentId: string, fileId: string) {
+  return v1Json<string[]>(agentPath(agentId, `/files/${encodeURIComponent(fileId)}/open`), { method: 'PATCH' });
+}
+
+export function closeAgentFile(agentId: string, fileId: string) {
+  return v1Json<unknown>(agentPath(agentId, `/files/${encodeURIComponent(fileId)}/close`), { method: 'PATCH' });
+}
+
+/** Closes every open file of the agent; answers with their names. */
+export function closeAllAgentFiles(agentId: string) {
+  return v1Json<string[]>(agentPath(agentId, '/files/close-all'), { method: 'PATCH' });
 }

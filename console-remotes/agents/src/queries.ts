@@ -17,6 +17,17 @@ export const agentKeys = {
   passages: (v1: V1Client, agentId: string) => [...agentKeys.live(v1, agentId), 'passages'] as const,
   passagePage: (v1: V1Client, agentId: string, after: string | null) => [...agentKeys.passages(v1, agentId), 'page', after] as const,
   passageSearch: (v1: V1Client, agentId: string, search: object) => [...agentKeys.passages(v1, agentId), 'search', search] as const,
+  /** The folders attached to the agent, every page (what attach and detach make stale). */
+  folders: (v1: V1Client, agentId: string) => [...agentKeys.agent(v1, agentId), 'folders'] as const,
+  folderPage: (v1: V1Client, agentId: string, after: string | null) => [...agentKeys.folders(v1, agentId), 'page', after] as const,
+  /** The agent's view of its folders' files, every page: a run's file tools change it too, hence under `live`. */
+  files: (v1: V1Client, agentId: string) => [...agentKeys.live(v1, agentId), 'files'] as const,
+  filePage: (v1: V1Client, agentId: string, after: string | null) => [...agentKeys.files(v1, agentId), 'page', after] as const,
+  /** The organization's folders (the attach picker) and, under each, its files. */
+  orgFolders: (v1: V1Client) => [...queryKeys.v1(v1.organizationId), 'folders'] as const,
+  orgFolderList: (v1: V1Client) => [...agentKeys.orgFolders(v1), 'list'] as const,
+  folderFiles: (v1: V1Client, folderId: string) => [...agentKeys.orgFolders(v1), folderId, 'files'] as const,
+  folderFilePage: (v1: V1Client, folderId: string, after: string | null) => [...agentKeys.folderFiles(v1, folderId), after] as const,
   models: (v1: V1Client) => [...queryKeys.v1(v1.organizationId), 'models'] as const,
   tags: (v1: V1Client) => [...queryKeys.v1(v1.organizationId), 'tags'] as const,
   orgTools: (v1: V1Client) => [...queryKeys.v1(v1.organizationId), 'tools'] as const,

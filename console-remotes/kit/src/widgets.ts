@@ -5,4 +5,4 @@
  * so it stays out of the shell's initial JavaScript.
  * It uses the same Mantine modules as the kit, so the theme and color scheme apply.
  */
-export { Checkbox, Collapse, MultiSelect, NumberInput, Progress, Select, Switch, Tabs, TagsInput, Textarea } from '@mantine/core';
+export { Checkbox, Collapse, FileButton, MultiSelect, NumberInput, Progress, Select, Switch, Tabs, TagsInput, Textarea } from '@mantine/core';

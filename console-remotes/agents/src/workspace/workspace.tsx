@@ -19,18 +19,19 @@ import {
   type Agent,
 } from '@engram/console-kit';
 import { Tabs } from '@engram/console-kit/widgets';
-import { IconArchive, IconArrowLeft, IconBrain, IconChartBar, IconCheck, IconCopy, IconHistory, IconMessageCircle, IconTool } from '@tabler/icons-react';
+import { IconArchive, IconArrowLeft, IconBrain, IconChartBar, IconCheck, IconCopy, IconFiles, IconHistory, IconMessageCircle, IconTool } from '@tabler/icons-react';
 import { useAgent } from '../queries.js';
 import { ArchivalPanel } from './archival-panel.js';
 import { ChatPanel } from './chat-panel.js';
 import { ContextPanel } from './context-panel.js';
+import { FilesPanel } from './files-panel.js';
 import { MemoryPanel } from './memory-panel.js';
 import { RunsPanel } from './runs-panel.js';
 import { SplitPane } from './split-pane.js';
 import { ToolsPanel } from './tools-panel.js';
 import { useChat } from './use-chat.js';
 
-type PanelId = 'memory' | 'tools' | 'context' | 'runs' | 'archival';
+type PanelId = 'memory' | 'tools' | 'context' | 'runs' | 'archival' | 'files';
 
 const PANELS: Array<{ id: PanelId; label: string; icon: ReactNode }> = [
   { id: 'memory', label: 'Memory', icon: <IconBrain size={15} /> },
@@ -38,6 +39,7 @@ const PANELS: Array<{ id: PanelId; label: string; icon: ReactNode }> = [
   { id: 'context', label: 'Context', icon: <IconChartBar size={15} /> },
   { id: 'runs', label: 'Runs', icon: <IconHistory size={15} /> },
   { id: 'archival', label: 'Archive', icon: <IconArchive size={15} /> },
+  { id: 'files', label: 'Files', icon: <IconFiles size={15} /> },
 ];
 
 function PanelBody({ id, agent }: { id: PanelId; agent: Agent }) {
@@ -52,6 +54,8 @@ function PanelBody({ id, agent }: { id: PanelId; agent: Agent }) {
       return <RunsPanel agentId={agent.id} />;
     case 'archival':
       return <ArchivalPanel agentId={agent.id} />;
+    case 'files':
+      return <FilesPanel agentId={agent.id} />;
   }
 }
 
@@ -96,7 +100,7 @@ function AgentHeader({ agent }: { agent: Agent }) {
   );
 }
 
-/** One agent: chat on the left, memory / tools / context / runs / archive on the right (tabs on phones). */
+/** One agent: chat on the left, memory / tools / context / runs / archive / files on the right (tabs on phones). */
 export function AgentWorkspace() {
   const { agentId = '' } = useParams();
   const agent = useAgent(agentId);
