@@ -296,12 +296,14 @@ export async function closeAllAgentFiles(db: Knex, organizationId: string, agent
   return names;
 }
 
-/** Records that the agent looked at these files (a grep hit), so they are the last to be evicted. */
+/** Records that the agent found these files (grep or semantic search hits), so they are the last to be evicted. */
 export async function markFilesAccessed(db: Knex, organizationId: string, agentId: string, fileIds: readonly string[], now: Date): Promise<void> {
-  if (fileIds.length === 0) return;
-  await FileAgent.query(db)
-    .forOrg(organizationId)
-    .where({ agentId })
-    .whereIn('fileId', [...fileIds])
-    .patch({ lastAccessedAt: now });
+  // `fileIds` come most relevant first; each is a millisecond "more recently used" than the next, so the
+  // least relevant is closed first, and ties never fall to the order of random ids.
+  for (const [index, fileId] of fileIds.entries()) {
+    await FileAgent.query(db)
+      .forOrg(organizationId)
+      .where({ agentId, fileId })
+      .patch({ lastAccessedAt: new Date(now.getTime() - index) });
+  }
 }
