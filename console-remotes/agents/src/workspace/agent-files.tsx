@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Box, Button, Code, ErrorNotice, Group, Skeleton, Stack, Text, useV1 } from '@engram/console-kit';
 import { Switch } from '@engram/console-kit/widgets';
@@ -29,7 +30,10 @@ function AgentFileRow({ agentId, file }: { agentId: string; file: AgentFile }) {
     },
     onSuccess: refresh,
   });
-  const open = toggle.isPending ? Boolean(toggle.variables) : file.is_open;
+  // Set in the change handler itself: the mutation's own state reaches React a tick later, and until then the
+  // controlled switch would snap back to the old value.
+  const [requested, setRequested] = useState<boolean | null>(null);
+  const open = requested ?? file.is_open;
   // The agent keeps only so many files open: opening one may close the least recently used.
   const evicted = toggle.isSuccess && toggle.variables ? toggle.data : [];
   return (
@@ -46,7 +50,11 @@ function AgentFileRow({ agentId, file }: { agentId: string; file: AgentFile }) {
             labelPosition="left"
             checked={open}
             disabled={toggle.isPending}
-            onChange={(event) => toggle.mutate(event.currentTarget.checked)}
+            onChange={(event) => {
+              const wanted = event.currentTarget.checked;
+              setRequested(wanted);
+              toggle.mutate(wanted, { onSettled: () => setRequested(null) });
+            }}
             aria-label={`${file.file_name} open`}
           />
         </Group>

@@ -39,7 +39,9 @@ function ToolRow({ agent, tool }: { agent: Agent; tool: Tool }) {
     ]);
   const approval = useMutation({ mutationFn: (required: boolean) => v1.setToolApproval(agent.id, tool.name, required), onSuccess: refresh });
   const detach = useMutation({ mutationFn: () => v1.detachTool(agent.id, tool.id), onSuccess: refresh });
-  const required = approval.isPending ? Boolean(approval.variables) : requiresApproval(agent, tool);
+  // Set in the change handler itself, so the controlled switch never snaps back while the change is saved.
+  const [requested, setRequested] = useState<boolean | null>(null);
+  const required = requested ?? requiresApproval(agent, tool);
   return (
     <Card withBorder radius="md" p="sm" data-testid={`tool-${tool.name}`}>
       <Stack gap={6}>
@@ -80,7 +82,11 @@ function ToolRow({ agent, tool }: { agent: Agent; tool: Tool }) {
           size="xs"
           label="Requires approval"
           checked={required}
-          onChange={(event) => approval.mutate(event.currentTarget.checked)}
+          onChange={(event) => {
+            const wanted = event.currentTarget.checked;
+            setRequested(wanted);
+            approval.mutate(wanted, { onSettled: () => setRequested(null) });
+          }}
           aria-label={`${tool.name} requires approval`}
         />
         {approval.error ? <ErrorNotice error={approval.error} title="Not changed" /> : null}
