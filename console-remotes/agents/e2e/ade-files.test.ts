@@ -1,10 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
-import { ensureConsoleBuilt, sizeReport } from '../../../scripts/console-build.js';
-import { artifactsDir, DESKTOP, launchChromium, screenshots } from '../../../console-shell/e2e/browser.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { screenshots } from '../../../console-shell/e2e/browser.js';
+import { poll, startAdeHarness, type AdeHarness } from './ade-harness.js';
 
 /*
  * The Files tab of the agent development environment in real Chromium against the real stack (with its
@@ -12,17 +9,10 @@ import { artifactsDir, DESKTOP, launchChromium, screenshots } from '../../../con
  * refusals, live ingestion, and the files open in the agent's context.
  */
 
-let stack: TestStack;
-let model: ScriptedModelServer;
-let browser: Browser;
-let context: BrowserContext;
+let ade: AdeHarness;
 let page: Page;
-/** A `/v1` key of the signed-up user's organization, for checking what the console did. */
-let apiKey: string;
 let agentId: string;
 let agentPath: string;
-const pageErrors: string[] = [];
-const cspViolations: string[] = [];
 
 const FIELD_NOTES = `# Field notes
 
@@ -32,63 +22,23 @@ Water level: 42 cm, falling slowly.
 
 type AgentFilePage = { files: Array<{ file_name: string; is_open: boolean }> };
 
-async function v1<T>(pathname: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
-  const response = await fetch(`${stack.baseUrl}/v1${pathname}`, {
-    method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${apiKey}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  if (!response.ok) throw new Error(`${init.method ?? 'GET'} /v1${pathname}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
-
-/** `expect.poll` with a timeout fit for a browser on a busy machine (its default is one second). */
-function poll<T>(read: () => Promise<T> | T, timeout = 15_000) {
-  return expect.poll(read, { timeout, interval: 50 });
-}
+const v1 = <T>(pathname: string, init?: { method?: string; body?: unknown }) => ade.v1<T>(pathname, init);
 
 beforeAll(async () => {
-  console.log(sizeReport(await ensureConsoleBuilt({ log: () => undefined })));
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({ baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }] });
-  browser = await launchChromium();
-  context = await browser.newContext({ viewport: DESKTOP, baseURL: stack.baseUrl });
-
-  // An account, a project, an API key, an agent and a folder, made over HTTP: the screens that make them have tests of their own.
-  const account = { name: 'Rachel Carson', email: `rachel-${Date.now()}@example.com`, password: 'silent-spring-1962' };
-  expect((await context.request.post('/api/user/new', { data: account })).status()).toBe(201);
-  const project = (await (await context.request.post('/api/projects', { data: { name: 'ADE files' } })).json()) as { id: string; slug: string };
-  apiKey = ((await (await context.request.post('/api/api-keys', { data: { name: 'checks' } })).json()) as { apiKey: string }).apiKey;
-  const agent = await v1<{ id: string }>('/agents/', {
-    method: 'POST',
-    body: { name: 'files-bot', model: 'openai/gpt-4o-mini', project_id: project.id, memory_blocks: [{ label: 'persona', value: 'A careful reader.' }] },
+  ade = await startAdeHarness({
+    account: { name: 'Rachel Carson', email: `rachel-${Date.now()}@example.com`, password: 'silent-spring-1962' },
+    projectName: 'ADE files',
+    agent: { name: 'files-bot', model: 'openai/gpt-4o-mini', memory_blocks: [{ label: 'persona', value: 'A careful reader.' }] },
+    failureScreenshot: 'ade-files-failure.png',
   });
-  agentId = agent.id;
-  agentPath = `/projects/${project.slug}/agents/${agentId}`;
+  ({ page, agentId, agentPath } = ade);
   // A folder that exists before the page opens, to attach from the picker.
   await v1('/folders/', { method: 'POST', body: { name: 'handbook' } });
-
-  page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  // Chromium reports every blocked load or inline script as a console error naming the policy.
-  page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-  });
 }, 300_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  await model?.close();
-});
+afterAll(() => ade?.close());
 
-function saveFailureScreenshot() {
-  onTestFailed(async () => {
-    mkdirSync(artifactsDir, { recursive: true });
-    await page.screenshot({ path: path.join(artifactsDir, 'ade-files-failure.png') }).catch(() => undefined);
-  });
-}
+const saveFailureScreenshot = () => ade.saveFailureScreenshot();
 
 const attachedFolderNames = async () => (await v1<Array<{ name: string }>>(`/agents/${agentId}/folders/`)).map((folder) => folder.name).sort();
 
@@ -210,7 +160,7 @@ describe('the Files tab of the agent development environment', () => {
   });
 
   it('raised no page error and no Content-Security-Policy violation', () => {
-    expect(pageErrors).toEqual([]);
-    expect(cspViolations).toEqual([]);
+    expect(ade.pageErrors).toEqual([]);
+    expect(ade.cspViolations).toEqual([]);
   });
 });

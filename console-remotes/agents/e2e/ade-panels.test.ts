@@ -1,10 +1,8 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
-import { ensureConsoleBuilt, sizeReport } from '../../../scripts/console-build.js';
-import { artifactsDir, DESKTOP, launchChromium, screenshots } from '../../../console-shell/e2e/browser.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { ScriptedModelServer } from '@engram/testing';
+import { screenshots } from '../../../console-shell/e2e/browser.js';
+import { poll, startAdeHarness, type AdeHarness } from './ade-harness.js';
 
 /*
  * The agent development environment's panels in real Chromium against the real stack (the API serves
@@ -12,17 +10,11 @@ import { artifactsDir, DESKTOP, launchChromium, screenshots } from '../../../con
  * tool with arguments, archival memory, and stopping a turn while the scripted model is slow.
  */
 
-let stack: TestStack;
+let ade: AdeHarness;
 let model: ScriptedModelServer;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
-/** A `/v1` key of the signed-up user's organization, for checking what the console did. */
-let apiKey: string;
 let agentId: string;
 let agentPath: string;
-const pageErrors: string[] = [];
-const cspViolations: string[] = [];
 
 const PLAN_TRIP = `from typing import Literal, Optional
 
@@ -46,69 +38,28 @@ def plan_trip(city: str, nights: int, budget: float, style: Literal["thrifty", "
     return f"{route}: {nights} nights, {style}, {budget * nights:.2f} EUR{' with pets' if pets else ''}"
 `;
 
-async function v1<T>(pathname: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
-  const response = await fetch(`${stack.baseUrl}/v1${pathname}`, {
-    method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${apiKey}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  if (!response.ok) throw new Error(`${init.method ?? 'GET'} /v1${pathname}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
-
-/** `expect.poll` with a timeout fit for a browser on a busy machine (its default is one second). */
-function poll<T>(read: () => Promise<T> | T, timeout = 15_000) {
-  return expect.poll(read, { timeout, interval: 50 });
-}
+const v1 = <T>(pathname: string, init?: { method?: string; body?: unknown }) => ade.v1<T>(pathname, init);
 
 beforeAll(async () => {
-  console.log(sizeReport(await ensureConsoleBuilt({ log: () => undefined })));
-  model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  stack = await startTestStack({ baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }] });
-  browser = await launchChromium();
-  context = await browser.newContext({ viewport: DESKTOP, baseURL: stack.baseUrl });
-
-  // An account, a project, an API key and an agent, made over HTTP: the screens that make them have tests of their own.
-  const account = { name: 'Grace Hopper', email: `grace-${Date.now()}@example.com`, password: 'compiler-a0-1952' };
-  expect((await context.request.post('/api/user/new', { data: account })).status()).toBe(201);
-  const project = (await (await context.request.post('/api/projects', { data: { name: 'ADE panels' } })).json()) as { id: string; slug: string };
-  apiKey = ((await (await context.request.post('/api/api-keys', { data: { name: 'checks' } })).json()) as { apiKey: string }).apiKey;
-  const agent = await v1<{ id: string }>('/agents/', {
-    method: 'POST',
-    body: {
+  ade = await startAdeHarness({
+    account: { name: 'Grace Hopper', email: `grace-${Date.now()}@example.com`, password: 'compiler-a0-1952' },
+    projectName: 'ADE panels',
+    agent: {
       name: 'ade-bot',
       model: 'openai/gpt-4o-mini',
-      project_id: project.id,
       memory_blocks: [
         { label: 'persona', value: 'A patient assistant.' },
         { label: 'human', value: 'Name: Grace', limit: 5000 },
       ],
     },
+    failureScreenshot: 'ade-failure.png',
   });
-  agentId = agent.id;
-  agentPath = `/projects/${project.slug}/agents/${agentId}`;
-
-  page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  // Chromium reports every blocked load or inline script as a console error naming the policy.
-  page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-  });
+  ({ model, page, agentId, agentPath } = ade);
 }, 300_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-  await model?.close();
-});
+afterAll(() => ade?.close());
 
-function saveFailureScreenshot() {
-  onTestFailed(async () => {
-    mkdirSync(artifactsDir, { recursive: true });
-    await page.screenshot({ path: path.join(artifactsDir, 'ade-failure.png') }).catch(() => undefined);
-  });
-}
+const saveFailureScreenshot = () => ade.saveFailureScreenshot();
 
 async function openPanel(name: 'Memory' | 'Tools' | 'Context' | 'Runs' | 'Archive') {
   await page.getByRole('tab', { name }).click();
@@ -309,14 +260,14 @@ describe('the agent development environment', () => {
   });
 
   it('raised no page error and no Content-Security-Policy violation, and the policy is enforced', async () => {
-    expect(pageErrors).toEqual([]);
-    expect(cspViolations).toEqual([]);
+    expect(ade.pageErrors).toEqual([]);
+    expect(ade.cspViolations).toEqual([]);
     // An inline script, as an injected one would be: the browser refuses it and says so.
     const ran = await page.evaluate(
       "(() => { const script = document.createElement('script'); script.textContent = 'window.inlineScriptRan = true'; document.body.append(script); return window.inlineScriptRan === true; })()",
     );
     expect(ran).toBe(false);
-    await poll(() => cspViolations.length).toBe(1);
-    expect(cspViolations[0]).toContain("script-src 'self'");
+    await poll(() => ade.cspViolations.length).toBe(1);
+    expect(ade.cspViolations[0]).toContain("script-src 'self'");
   });
 });
