@@ -16,6 +16,7 @@ export { loadAgentSnapshot } from './queries/agent-snapshot.js';
 export * from './run-channels.js';
 export { toStoredMessage, loadMessagesInOrder } from './queries/messages.js';
 export { recompileSystemMessage } from './queries/system-message.js';
+export { ensureBaseTools } from './queries/base-tools.js';
 export {
   openFileInAttachedAgents,
   openFileForAgent,

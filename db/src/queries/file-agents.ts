@@ -1,10 +1,11 @@
-import { FILE_TOOL_NAMES, FILE_TOOL_TYPE, BASE_TOOLS, fileViewLimitsOf, renderFileView, type FileView, type FileViewLimits } from '@engram/core';
+import { FILE_TOOL_NAMES, FILE_TOOL_TYPE, fileViewLimitsOf, renderFileView, type FileView, type FileViewLimits } from '@engram/core';
 import type { Knex } from 'knex';
 import { newId } from '../ids.js';
 import { Agent } from '../models/agent.js';
 import { FileAgent, SourceAgent, SourceFile } from '../models/source.js';
 import { AgentTool, Tool } from '../models/tool.js';
 import { recompileSystemMessage } from './system-message.js';
+import { ensureBaseTools } from './base-tools.js';
 
 /**
  * An agent's view of the files of its attached folders (`files_agents`): attaching and detaching folders,
@@ -134,28 +135,8 @@ export async function openFileInAttachedAgents(trx: Knex, organizationId: string
  * took one of their names is left alone and not attached.
  */
 async function attachFileTools(db: Knex, organizationId: string, agentId: string): Promise<void> {
-  const definitions = BASE_TOOLS.filter((tool) => tool.toolType === FILE_TOOL_TYPE);
-  await Tool.query(db)
-    .insert(
-      definitions.map((tool) => ({
-        id: newId('tool'),
-        organizationId,
-        name: tool.name,
-        toolType: tool.toolType,
-        description: tool.description,
-        sourceType: 'python',
-        jsonSchema: tool.jsonSchema,
-        tags: [],
-        metadata: {},
-      })),
-    )
-    .onConflict(['organizationId', 'name'])
-    .ignore();
-  const tools = await Tool.query(db)
-    .forOrg(organizationId)
-    .whereIn('name', [...FILE_TOOL_NAMES])
-    .where({ toolType: FILE_TOOL_TYPE })
-    .select('id');
+  const baseTools = await ensureBaseTools(db, organizationId);
+  const tools = FILE_TOOL_NAMES.flatMap((name) => baseTools.get(name) ?? []);
   if (tools.length === 0) return;
   await AgentTool.query(db)
     .insert(tools.map((tool) => ({ agentId, toolId: tool.id, organizationId })))

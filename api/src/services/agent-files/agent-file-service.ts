@@ -6,6 +6,7 @@ import {
   Block,
   Message,
   Tool,
+  ensureBaseTools,
   newId,
   recompileSystemMessage,
   type ContentPart,
@@ -24,7 +25,6 @@ import { blocksByAgent, findAgent, toolsByAgent } from '../agents/agent-views.js
 import { isValidAgentName } from '../agents/agent-names.js';
 import type { ModelService } from '../models/model-service.js';
 import type { OrganizationService } from '../tenancy/organizations.js';
-import { ensureBaseTools } from '../tools/base-tools.js';
 import { resolveToolSchema } from '../tools/tool-schema.js';
 import {
   AGENT_FILE_FORMAT_VERSION,

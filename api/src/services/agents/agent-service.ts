@@ -14,6 +14,7 @@ import {
   Block,
   Message,
   Tool,
+  ensureBaseTools,
   newId,
   recompileSystemMessage,
   type ContentPart,
@@ -27,7 +28,6 @@ import { BadRequestError, ConflictError, NotFoundError, UnprocessableError } fro
 import type { RequestContext } from '../../http/request-context.js';
 import type { ModelService } from '../models/model-service.js';
 import type { OrganizationService } from '../tenancy/organizations.js';
-import { ensureBaseTools } from '../tools/base-tools.js';
 import { attachFolders } from './agent-folders-service.js';
 import { generateAgentName, isValidAgentName } from './agent-names.js';
 import { EVERY_RELATIONSHIP, findAgent, loadAgentView, loadAgentViews, type AgentInclude, type AgentView } from './agent-views.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AgentTool, Tool, newId, recompileSystemMessage, type Database, type SecretBox, type ToolJsonSchema } from '@engram/db';
+import { AgentTool, Tool, ensureBaseTools, newId, recompileSystemMessage, type Database, type SecretBox, type ToolJsonSchema } from '@engram/db';
 import type { LettaMessage } from '@engram/core';
 import { createToolRunner } from '@engram/activities/tools/tool-runner';
 import type { PipRequirement, VenvManager } from '@engram/activities/tools/sandbox/venv';
@@ -8,7 +8,6 @@ import { UniqueViolationError } from 'objection';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { keysetPage, type PageRequest } from '../agents/keyset-page.js';
-import { ensureBaseTools } from './base-tools.js';
 import { generatePythonSchema } from './python-schema.js';
 import { firstFunctionName, resolveToolSchema } from './tool-schema.js';
 

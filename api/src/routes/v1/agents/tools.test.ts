@@ -1,8 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { BASE_TOOLS, defaultToolNamesFor } from '@engram/core';
-import { Tool } from '@engram/db';
+import { Tool, ensureBaseTools } from '@engram/db';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
-import { ensureBaseTools } from '../../../services/tools/base-tools.js';
 
 const { stack, client, api, systemMessageText, stop } = await startAgentTestContext({ inProcessWorker: false });
 afterAll(stop);

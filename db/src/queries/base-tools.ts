@@ -1,5 +1,7 @@
 import { BASE_TOOLS } from '@engram/core';
-import { Tool, newId, type Database } from '@engram/db';
+import type { Knex } from 'knex';
+import { newId } from '../ids.js';
+import { Tool } from '../models/tool.js';
 
 const BASE_TOOL_TYPES: ReadonlySet<string> = new Set(BASE_TOOLS.map((tool) => tool.toolType));
 
@@ -9,7 +11,7 @@ const BASE_TOOL_TYPES: ReadonlySet<string> = new Set(BASE_TOOLS.map((tool) => to
  * already has is left as it is, so a custom tool that took a built-in name is never overwritten (and is not
  * returned, since it is not a built-in tool).
  */
-export async function ensureBaseTools(db: Database, organizationId: string): Promise<Map<string, Tool>> {
+export async function ensureBaseTools(db: Knex, organizationId: string): Promise<Map<string, Tool>> {
   const names = BASE_TOOLS.map((tool) => tool.name);
   let existing = await Tool.query(db).forOrg(organizationId).whereIn('name', names);
   if (existing.length < names.length) {
