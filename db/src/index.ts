@@ -18,6 +18,7 @@ export { toStoredMessage, loadMessagesInOrder } from './queries/messages.js';
 export { recompileSystemMessage } from './queries/system-message.js';
 export { ensureBaseTools } from './queries/base-tools.js';
 export {
+  applyFileViewLimits,
   openFileInAttachedAgents,
   openFileForAgent,
   openAgentFile,

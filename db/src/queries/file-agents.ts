@@ -270,6 +270,35 @@ export async function closeOpenFiles(
   return (closed as unknown as FileAgent[]).map((row) => row.fileName).sort();
 }
 
+/**
+ * Brings the agent's open files in line with its limits after they changed (agent update): the least recently
+ * used past `max_files_open` are closed, and every file left open is rendered again over the range it shows,
+ * cut at the current char limit. Returns the names of the files closed. Leaves recompiling the system message
+ * to the caller, which does it once for the whole update.
+ */
+export async function applyFileViewLimits(db: Knex, organizationId: string, agentId: string): Promise<string[]> {
+  await lockAgentFiles(db, agentId);
+  const limits = await fileViewLimitsOfAgent(db, organizationId, agentId);
+  if (!limits) return [];
+  const closed = await closeLeastRecentlyUsed(db, organizationId, agentId, limits.maxFilesOpen, []);
+  const open = (await FileAgent.query(db)
+    .forOrg(organizationId)
+    .join('files', 'files.id', 'files_agents.file_id')
+    .where({ 'files_agents.agent_id': agentId, 'files_agents.is_open': true })
+    .select('files_agents.id', 'files_agents.file_name', 'files_agents.start_line', 'files_agents.end_line', 'files.content')) as Array<
+    FileAgent & { content: string | null }
+  >;
+  for (const row of open) {
+    const range =
+      row.startLine !== null && row.endLine !== null ? { offset: row.startLine - 1, length: row.endLine - row.startLine + 1 } : {};
+    const rendered = renderFileView(row.fileName, row.content ?? '', { ...range, charLimit: limits.perFileViewWindowCharLimit });
+    // The range rendered when the file was opened, and a file's text never changes, so this only guards the types.
+    if (!rendered.ok) continue;
+    await FileAgent.query(db).forOrg(organizationId).findById(row.id).patch({ visibleContent: rendered.view.visibleContent });
+  }
+  return closed;
+}
+
 /** Closes all the agent's open files (the `PATCH …/files/close-all` route); returns their names. */
 export async function closeAllAgentFiles(db: Knex, organizationId: string, agentId: string, now: Date): Promise<string[]> {
   const names = await closeOpenFiles(db, organizationId, agentId);

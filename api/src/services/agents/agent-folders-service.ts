@@ -1,6 +1,7 @@
 import {
   FileAgent,
   Source,
+  SourceAgent,
   SourceFile,
   attachFolderToAgent,
   closeAgentFile,
@@ -34,6 +35,32 @@ export async function attachFolders(trx: Knex, organizationId: string, agentId: 
   for (const folderId of new Set(folderIds)) {
     await findFolder(trx, organizationId, folderId);
     await attachFolderToAgent(trx, organizationId, agentId, folderId, now);
+  }
+}
+
+/**
+ * Makes the agent's attached folders exactly `folderIds`, as agent update does with `folder_ids`: the folders
+ * missing from it are detached, then the new ones attached (so their files open into the room that left), all
+ * in the caller's transaction. Every id must be one of the organization's folders, else 404 before anything
+ * changes.
+ */
+export async function replaceFolders(
+  trx: Knex,
+  organizationId: string,
+  agentId: string,
+  folderIds: readonly string[],
+  now: Date,
+): Promise<void> {
+  const wanted = new Set(folderIds);
+  const known = await Source.query(trx).forOrg(organizationId).whereIn('id', [...wanted]).resultSize();
+  if (known !== wanted.size) throw new NotFoundError('Folder');
+  const attachedRows = await SourceAgent.query(trx).forOrg(organizationId).where({ agentId }).select('sourceId');
+  const attached = new Set(attachedRows.map((row) => row.sourceId));
+  for (const folderId of attached) {
+    if (!wanted.has(folderId)) await detachFolderFromAgent(trx, organizationId, agentId, folderId, now);
+  }
+  for (const folderId of wanted) {
+    if (!attached.has(folderId)) await attachFolderToAgent(trx, organizationId, agentId, folderId, now);
   }
 }
 

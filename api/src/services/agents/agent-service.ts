@@ -4,6 +4,7 @@ import {
   DEFAULT_SYSTEM_PROMPTS,
   defaultToolNamesFor,
   defaultToolRulesFor,
+  fileViewLimitsOf,
   type AgentType,
   type ToolRule,
 } from '@engram/core';
@@ -14,7 +15,9 @@ import {
   Block,
   Message,
   Tool,
+  applyFileViewLimits,
   ensureBaseTools,
+  fileViewLimitsOfAgent,
   newId,
   recompileSystemMessage,
   type ContentPart,
@@ -28,7 +31,7 @@ import { BadRequestError, ConflictError, NotFoundError, UnprocessableError } fro
 import type { RequestContext } from '../../http/request-context.js';
 import type { ModelService } from '../models/model-service.js';
 import type { OrganizationService } from '../tenancy/organizations.js';
-import { attachFolders } from './agent-folders-service.js';
+import { attachFolders, replaceFolders } from './agent-folders-service.js';
 import { generateAgentName, isValidAgentName } from './agent-names.js';
 import { EVERY_RELATIONSHIP, findAgent, loadAgentView, loadAgentViews, type AgentInclude, type AgentView } from './agent-views.js';
 import { keysetPage, type PageRequest } from './keyset-page.js';
@@ -117,6 +120,9 @@ export type UpdateAgentInput = ModelInput & {
   tool_ids?: string[] | null | undefined;
   tool_rules?: ToolRule[] | null | undefined;
   message_ids?: string[] | null | undefined;
+  /** The folders the agent is to have, exactly; `source_ids` is the deprecated spelling, and both together are joined. */
+  folder_ids?: string[] | null | undefined;
+  source_ids?: string[] | null | undefined;
   timezone?: string | null | undefined;
   message_buffer_autoclear?: boolean | null | undefined;
   project_id?: string | null | undefined;
@@ -463,7 +469,16 @@ export function createAgentService(deps: AgentServiceDeps) {
           ? { ...input.tool_exec_environment_variables, ...input.secrets }
           : undefined;
 
+      const fileLimitsBefore = fileViewLimitsOf({
+        maxFilesOpen: agent.maxFilesOpen,
+        perFileViewWindowCharLimit: agent.perFileViewWindowCharLimit,
+        contextWindow: agent.llmConfig.context_window,
+      });
+      const folderIds =
+        input.folder_ids != null || input.source_ids != null ? [...(input.folder_ids ?? []), ...(input.source_ids ?? [])] : undefined;
+
       await db.transaction(async (trx) => {
+        const now = new Date();
         if (input.message_ids != null) {
           const owned = await Message.query(trx).forOrg(ctx.organizationId).where({ agentId }).whereIn('id', input.message_ids).resultSize();
           if (owned !== new Set(input.message_ids).size) throw new BadRequestError('message_ids must name messages of this agent');
@@ -505,11 +520,21 @@ export function createAgentService(deps: AgentServiceDeps) {
           ...(input.last_stop_reason !== undefined ? { lastStopReason: input.last_stop_reason } : {}),
           lastUpdatedById: ctx.userId,
         });
+        // After the patch, so newly attached folders open their files within the new limits. Attaching and
+        // detaching recompile the system message themselves.
+        if (folderIds) await replaceFolders(trx, ctx.organizationId, agentId, folderIds, now);
+        // The limits may change without either knob in the request: unset knobs follow the context window.
+        const fileLimitsAfter = await fileViewLimitsOfAgent(trx, ctx.organizationId, agentId);
+        const fileLimitsChanged =
+          fileLimitsAfter !== undefined &&
+          (fileLimitsAfter.maxFilesOpen !== fileLimitsBefore.maxFilesOpen ||
+            fileLimitsAfter.perFileViewWindowCharLimit !== fileLimitsBefore.perFileViewWindowCharLimit);
+        if (fileLimitsChanged) await applyFileViewLimits(trx, ctx.organizationId, agentId);
         // Only what the system prompt shows triggers a recompile: a fresh prompt would also change its timestamp.
         const promptChanged = [input.system, input.tool_rules, input.tool_ids, input.block_ids, input.timezone, input.message_ids].some(
           (field) => field !== undefined,
         );
-        if (promptChanged) await recompileSystemMessage(trx, ctx.organizationId, agentId, new Date());
+        if (promptChanged || fileLimitsChanged) await recompileSystemMessage(trx, ctx.organizationId, agentId, now);
       });
       return loadAgentView(db, secrets, ctx.organizationId, agentId, EVERY_RELATIONSHIP);
     },

@@ -1,4 +1,4 @@
-import { Agent, Block, Identity, IdentityAgent, maskSecret, Source, Tool, type SecretBox } from '@engram/db';
+import { Agent, Block, FileAgent, Identity, IdentityAgent, maskSecret, Source, Tool, type SecretBox } from '@engram/db';
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors.js';
 import { loadIdentityViews, type IdentityView } from '../identities/identity-views.js';
@@ -30,6 +30,8 @@ export type AgentView = {
   tools: Tool[];
   /** The attached folders (the wire calls them `sources`). */
   sources: Source[];
+  /** The agent's view of the files in those folders, which the deprecated `memory.file_blocks` shows beside the blocks. */
+  files: FileAgent[];
   secrets: AgentSecret[];
   /** Always filled: the deprecated `identity_ids` field is not an opt-in relationship. */
   identityIds: string[];
@@ -77,6 +79,16 @@ export async function sourcesByAgent(db: Knex, organizationId: string, agentIds:
   return groupByAgent(rows);
 }
 
+/** The agents' `files_agents` rows, by file name, by agent id: one query for a whole page of agents. */
+export async function filesByAgent(db: Knex, organizationId: string, agentIds: string[]): Promise<Map<string, FileAgent[]>> {
+  const rows = (await FileAgent.query(db)
+    .forOrg(organizationId)
+    .whereIn('agentId', agentIds)
+    .orderBy([{ column: 'fileName' }, { column: 'id' }])
+    .select('files_agents.*', 'files_agents.agent_id as attached_agent_id')) as Array<Attached<FileAgent>>;
+  return groupByAgent(rows);
+}
+
 function groupByAgent<M>(rows: Array<Attached<M>>): Map<string, M[]> {
   const grouped = new Map<string, M[]>();
   for (const row of rows) grouped.set(row.attachedAgentId, [...(grouped.get(row.attachedAgentId) ?? []), row]);
@@ -104,6 +116,8 @@ export async function loadAgentViews(
   const blocks = included.has('agent.blocks') && ids.length > 0 ? await blocksByAgent(db, organizationId, ids) : new Map<string, Block[]>();
   const tools = included.has('agent.tools') && ids.length > 0 ? await toolsByAgent(db, organizationId, ids) : new Map<string, Tool[]>();
   const sources = included.has('agent.sources') && ids.length > 0 ? await sourcesByAgent(db, organizationId, ids) : new Map<string, Source[]>();
+  // File blocks are part of `memory`, which comes with the blocks, as on the reference server.
+  const files = included.has('agent.blocks') && ids.length > 0 ? await filesByAgent(db, organizationId, ids) : new Map<string, FileAgent[]>();
   const links = ids.length > 0 ? await IdentityAgent.query(db).forOrg(organizationId).whereIn('agentId', ids).orderBy('identityId') : [];
   const identityViews = included.has('agent.identities') && links.length > 0
     ? await loadIdentityViews(db, organizationId, await Identity.query(db).forOrg(organizationId).whereIn('id', [...new Set(links.map((link) => link.identityId))]))
@@ -114,6 +128,7 @@ export async function loadAgentViews(
     blocks: blocks.get(agent.id) ?? [],
     tools: tools.get(agent.id) ?? [],
     sources: sources.get(agent.id) ?? [],
+    files: files.get(agent.id) ?? [],
     secrets: included.has('agent.secrets') ? maskedSecrets(agent, secrets) : [],
     identityIds: links.filter((link) => link.agentId === agent.id).map((link) => link.identityId),
     identities: identityViews.filter((view) => view.agentIds.includes(agent.id)),

@@ -1,7 +1,7 @@
 import { identityToWire } from '../identities/identity-wire.js';
 import { sourceToWire } from '../folders/folder-wire.js';
 import { fileViewLimitsOf, type StoredMessage } from '@engram/core';
-import type { Block, Tool } from '@engram/db';
+import type { Block, FileAgent, Tool } from '@engram/db';
 import type { AgentSecret, AgentView } from './agent-views.js';
 import type { ContextWindowOverview } from './context-window-service.js';
 
@@ -56,9 +56,59 @@ export function toolToWire(tool: Tool) {
   };
 }
 
-/** The deprecated `memory` field and `GET /core-memory`: the blocks, and no files (folders are not attached yet). */
-export function memoryToWire(agentType: string, blocks: Block[]) {
-  return { agent_type: agentType, blocks: blocks.map(blockToWire), file_blocks: [], git_enabled: false, prompt_template: '' };
+/**
+ * The wire `FileBlock`: the agent's view of one file as a read-only block labelled with the file's name, its
+ * window as the value (empty while closed) and the per-file window as the limit. It has no row in `blocks`, so
+ * the block-only fields take a block's defaults.
+ */
+export function fileBlockToWire(file: FileAgent, perFileViewWindowCharLimit: number) {
+  return {
+    // The `files_agents` row's id: stable across reads, where the reference server makes up a new one each time.
+    id: file.id,
+    label: file.fileName,
+    value: file.isOpen ? (file.visibleContent ?? '') : '',
+    limit: perFileViewWindowCharLimit,
+    description: null,
+    metadata: {},
+    read_only: true,
+    hidden: null,
+    tags: [],
+    project_id: null,
+    is_template: false,
+    template_name: null,
+    template_id: null,
+    base_template_id: null,
+    deployment_id: null,
+    entity_id: null,
+    preserve_on_migration: false,
+    created_by_id: null,
+    last_updated_by_id: null,
+    file_id: file.fileId,
+    source_id: file.sourceId,
+    is_open: file.isOpen,
+    last_accessed_at: iso(file.lastAccessedAt),
+  };
+}
+
+/** The deprecated `memory` field and `GET /core-memory`: the blocks and, on the agent, its files as file blocks. */
+function fileLimitsOf(agent: AgentView['agent']) {
+  return fileViewLimitsOf({
+    maxFilesOpen: agent.maxFilesOpen,
+    perFileViewWindowCharLimit: agent.perFileViewWindowCharLimit,
+    contextWindow: agent.llmConfig.context_window,
+  });
+}
+
+/** The deprecated `memory` of an agent: its blocks, and its files as file blocks. */
+export function memoryToWire(view: AgentView) {
+  const { perFileViewWindowCharLimit } = fileLimitsOf(view.agent);
+  return {
+    agent_type: view.agent.agentType,
+    blocks: view.blocks.map(blockToWire),
+    file_blocks: view.files.map((file) => fileBlockToWire(file, perFileViewWindowCharLimit)),
+    git_enabled: false,
+    prompt_template: '',
+  };
 }
 
 function secretToWire(agentId: string, secret: AgentSecret) {
@@ -68,11 +118,7 @@ function secretToWire(agentId: string, secret: AgentSecret) {
 /** The wire `AgentState`: relationship fields not asked for with `include` are empty, as for 1.0 clients. */
 export function agentToWire(view: AgentView) {
   const { agent, included } = view;
-  const fileLimits = fileViewLimitsOf({
-    maxFilesOpen: agent.maxFilesOpen,
-    perFileViewWindowCharLimit: agent.perFileViewWindowCharLimit,
-    contextWindow: agent.llmConfig.context_window,
-  });
+  const fileLimits = fileLimitsOf(agent);
   const secrets = view.secrets.map((secret) => secretToWire(agent.id, secret));
   return {
     id: agent.id,
@@ -86,7 +132,7 @@ export function agentToWire(view: AgentView) {
     model: agent.llmConfig.handle ?? null,
     embedding: agent.embeddingConfig?.handle ?? null,
     response_format: agent.responseFormat,
-    memory: memoryToWire(agent.agentType, view.blocks),
+    memory: memoryToWire(view),
     blocks: view.blocks.map(blockToWire),
     tools: view.tools.map(toolToWire),
     sources: view.sources.map(sourceToWire),

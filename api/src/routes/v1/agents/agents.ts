@@ -94,10 +94,10 @@ const CreateAgentBody = z.strictObject({
   per_file_view_window_char_limit: z.number().int().min(1).max(2_147_483_647).nullish(),
   hidden: z.boolean().nullish(),
   response_format: ResponseFormatSchema.nullish(),
-  // Accepted for compatibility with existing clients; folders, identities, templates, sleep-time agents and
-  // compaction settings are not part of an agent here yet, so these are not acted on.
   folder_ids: z.array(z.string()).nullish(),
   source_ids: z.array(z.string()).nullish(),
+  // Accepted for compatibility with existing clients; identities, templates, sleep-time agents and compaction
+  // settings are not part of an agent here yet, so these are not acted on.
   identity_ids: z.array(z.string()).nullish(),
   include_default_source: z.boolean().optional(),
   include_multi_agent_tools: z.boolean().optional(),
@@ -126,6 +126,8 @@ const UpdateAgentBody = z.object({
   tool_ids: z.array(z.string()).nullish(),
   tool_rules: z.array(ToolRuleSchema).nullish(),
   message_ids: z.array(z.string()).nullish(),
+  folder_ids: z.array(z.string()).nullish(),
+  source_ids: z.array(z.string()).nullish(),
   timezone: z.string().nullish(),
   message_buffer_autoclear: z.boolean().nullish(),
   project_id: z.string().nullish(),

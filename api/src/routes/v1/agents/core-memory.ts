@@ -7,6 +7,7 @@ import { AgentParams } from './agents.js';
 import type { AgentInclude } from '../../../services/agents/agent-views.js';
 import { Metadata, pageQuery } from './schemas.js';
 
+/** Blocks and, with them, the agent's files (its file blocks). */
 const BLOCKS_ONLY: ReadonlySet<AgentInclude> = new Set(['agent.blocks']);
 
 const BlockLabelParams = AgentParams.extend({ block_label: z.string() });
@@ -33,7 +34,7 @@ export function coreMemoryRoutes(services: AppServices): FastifyPluginAsyncZod {
       async (request) => {
         const ctx = requireContext(request);
         const view = await services.agents.get(ctx, request.params.agent_id, BLOCKS_ONLY);
-        return memoryToWire(view.agent.agentType, view.blocks);
+        return memoryToWire(view);
       },
     );
 

@@ -1,13 +1,22 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { FILE_TOOL_NAMES } from '@engram/core';
-import { SourceFile, newId, openFileInAttachedAgents } from '@engram/db';
+import { FILE_TOOL_NAMES, renderFileView } from '@engram/core';
+import { SourceFile, newId, openFileForAgent, openFileInAttachedAgents } from '@engram/db';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
 const { stack, model, client, clientFor, api, patch, post, systemMessageText, stop } = await startAgentTestContext();
 afterEach(() => model.reset());
 afterAll(stop);
 
-type AgentFile = { id: string; file_id: string; file_name: string; folder_id: string; folder_name: string; is_open: boolean; visible_content: string | null };
+type AgentFile = {
+  id: string;
+  file_id: string;
+  file_name: string;
+  folder_id: string;
+  folder_name: string;
+  is_open: boolean;
+  last_accessed_at: string;
+  visible_content: string | null;
+};
 
 const newAgent = (body: Record<string, unknown> = {}) =>
   client.agents.create({ model: 'openai/gpt-4o-mini', max_files_open: 2, ...body } as Parameters<typeof client.agents.create>[0]);
@@ -199,6 +208,125 @@ describe('attaching folders to agents', () => {
     expect(await openNames(first.id)).toContain(pending.fileName);
     expect(await openNames(second.id)).toHaveLength(4);
     expect(await systemMessageText(first.id)).toContain(`<file status="open" name="${pending.fileName}">\n<value>\n[Viewing file start (out of 2 lines)]\n1: Delta\n2: new line`);
+  });
+});
+
+describe('folders and file limits through agent update', () => {
+  const fileToolNames = (agent: { tools: Array<{ tool_type?: string | null; name?: string | null }> }) =>
+    agent.tools.filter((tool) => tool.tool_type === 'letta_files_core').map((tool) => tool.name);
+
+  it('makes the attached folders exactly folder_ids (with source_ids joined), and a foreign folder is a 404 that changes nothing', async () => {
+    const one = await folderWithFiles();
+    const two = await folderWithFiles();
+    const other = await stack.createTenant();
+    const foreign = await clientFor(other.apiKey.key).folders.create({ name: 'theirs' });
+    const agent = await newAgent({ folder_ids: [one.folder.id] });
+
+    const swapped = await client.agents.update(agent.id, { folder_ids: [two.folder.id] });
+    expect(swapped.sources.map((source) => source.id)).toEqual([two.folder.id]);
+    expect(fileToolNames(swapped).sort()).toEqual([...FILE_TOOL_NAMES].sort());
+    expect((await listFiles(agent.id)).files.map((file) => file.folder_id)).toEqual([two.folder.id, two.folder.id, two.folder.id]);
+    expect(await openNames(agent.id)).toEqual([`${two.folder.name}/beta.md`, `${two.folder.name}/gamma.md`]);
+    const swappedPrompt = await systemMessageText(agent.id);
+    expect(swappedPrompt).toContain(`<directory name="${two.folder.name}">`);
+    expect(swappedPrompt).not.toContain(`<directory name="${one.folder.name}">`);
+
+    const both = await client.agents.update(agent.id, { folder_ids: [two.folder.id], source_ids: [one.folder.id] });
+    expect(both.sources.map((source) => source.id).sort()).toEqual([one.folder.id, two.folder.id].sort());
+    expect((await listFiles(agent.id)).files).toHaveLength(6);
+
+    const filesBefore = await listFiles(agent.id);
+    const promptBefore = await systemMessageText(agent.id);
+    await expect(
+      client.agents.update(agent.id, { folder_ids: [one.folder.id, foreign.id], description: 'not kept' }),
+    ).rejects.toMatchObject({ status: 404 });
+    await expect(client.agents.update(agent.id, { folder_ids: ['source-00000000-0000-4000-8000-000000000000'] })).rejects.toMatchObject({
+      status: 404,
+    });
+    const unchanged = await client.agents.retrieve(agent.id, { include: ['agent.sources'] });
+    expect(unchanged.sources.map((source) => source.id).sort()).toEqual([one.folder.id, two.folder.id].sort());
+    expect(unchanged.description).toBe(agent.description);
+    expect(await listFiles(agent.id)).toEqual(filesBefore);
+    expect(await systemMessageText(agent.id)).toBe(promptBefore);
+
+    const none = await client.agents.update(agent.id, { folder_ids: [] });
+    expect(none.sources).toEqual([]);
+    expect(fileToolNames(none)).toEqual([]);
+    expect((await listFiles(agent.id)).files).toEqual([]);
+    expect(await systemMessageText(agent.id)).not.toContain('<directories>');
+  });
+
+  it('shows the agent files as memory.file_blocks, matching its files list, on get and list alike', async () => {
+    const { folder } = await folderWithFiles();
+    const tag = `file-blocks-${newId('agent')}`;
+    const [first, second] = [await newAgent({ tags: [tag] }), await newAgent({ tags: [tag], max_files_open: 1 })];
+    await client.agents.folders.attach(folder.id, { agent_id: first.id });
+    await client.agents.folders.attach(folder.id, { agent_id: second.id });
+
+    const expectedFileBlocks = async (agentId: string, limit: number) =>
+      (await listFiles(agentId)).files
+        .map((file) => ({
+          id: file.id,
+          label: file.file_name,
+          value: file.visible_content ?? '',
+          limit,
+          read_only: true,
+          file_id: file.file_id,
+          source_id: folder.id,
+          is_open: file.is_open,
+          last_accessed_at: file.last_accessed_at,
+        }))
+        .sort((a, b) => a.label.localeCompare(b.label));
+
+    const retrieved = await client.agents.retrieve(first.id, { include: ['agent.blocks'] });
+    const firstBlocks = await expectedFileBlocks(first.id, retrieved.per_file_view_window_char_limit!);
+    expect(firstBlocks.filter((block) => block.is_open)).toHaveLength(2);
+    expect(retrieved.memory.file_blocks).toEqual(firstBlocks.map((block) => expect.objectContaining(block)));
+    // Like the blocks beside them, file blocks come with `agent.blocks` only.
+    expect((await client.agents.retrieve(first.id)).memory.file_blocks).toEqual([]);
+    const coreMemory = (await (await api(`/agents/${first.id}/core-memory`)).json()) as { file_blocks: unknown[] };
+    expect(coreMemory.file_blocks).toEqual(retrieved.memory.file_blocks);
+
+    const listed = await client.agents.list({ tags: [tag], include: ['agent.blocks'] });
+    const byId = new Map(listed.items.map((agent) => [agent.id, agent]));
+    expect(byId.get(first.id)?.memory.file_blocks).toEqual(firstBlocks.map((block) => expect.objectContaining(block)));
+    const secondBlocks = await expectedFileBlocks(second.id, retrieved.per_file_view_window_char_limit!);
+    expect(secondBlocks.filter((block) => block.is_open).map((block) => block.label)).toEqual([`${folder.name}/gamma.md`]);
+    expect(byId.get(second.id)?.memory.file_blocks).toEqual(secondBlocks.map((block) => expect.objectContaining(block)));
+  });
+
+  it('applies lowered limits at once: open views are cut to the new char limit over their range, the least recently used close, and the prompt shows it', async () => {
+    const { folder, files } = await folderWithFiles();
+    const [alpha, beta, gamma] = files as [SourceFile, SourceFile, SourceFile];
+    const agent = await newAgent();
+    await client.agents.folders.attach(folder.id, { agent_id: agent.id });
+    // Open alpha on its second line only, as the open_files tool does for a range; that closes beta.
+    const ranged = renderFileView(alpha.fileName, alpha.content!, { offset: 1, length: 1, charLimit: 50_000 });
+    if (!ranged.ok) throw new Error(ranged.error);
+    await stack.db.transaction((trx) => openFileForAgent(trx, stack.tenant.organizationId, agent.id, alpha, ranged.view, 2, new Date()));
+    expect(await openNames(agent.id)).toEqual([alpha.fileName, gamma.fileName]);
+
+    const narrowed = await client.agents.update(agent.id, { per_file_view_window_char_limit: 60 });
+    expect(narrowed.per_file_view_window_char_limit).toBe(60);
+    const views = new Map((await listFiles(agent.id, 'is_open=true')).files.map((file) => [file.file_name, file.visible_content]));
+    expect(views.get(alpha.fileName)).toBe('[Viewing lines 2 to 2 (out of 3 lines)]\n2: The...[TRUNCATED]');
+    expect(views.get(gamma.fileName)).toBe('[Viewing file start (out of 2 lines)]\n1: # Gam...[TRUNCATED]');
+    expect(await systemMessageText(agent.id)).toContain(
+      `<file status="open" name="${alpha.fileName}">\n<value>\n[Viewing lines 2 to 2 (out of 3 lines)]\n2: The...[TRUNCATED]`,
+    );
+
+    await client.agents.update(agent.id, { max_files_open: 1 });
+    expect(await openNames(agent.id)).toEqual([alpha.fileName]);
+    const prompt = await systemMessageText(agent.id);
+    expect(prompt).toContain('<file_limits>\n- current_files_open=1\n- max_files_open=1\n</file_limits>');
+    expect(prompt).toContain(`<file status="closed" name="${gamma.fileName}"></file>`);
+    expect(prompt).toContain(`<file status="closed" name="${beta.fileName}"></file>`);
+
+    // Raising the char limit shows the whole range again.
+    await client.agents.update(agent.id, { per_file_view_window_char_limit: 50_000 });
+    expect((await listFiles(agent.id, 'is_open=true')).files.map((file) => file.visible_content)).toEqual([
+      '[Viewing lines 2 to 2 (out of 3 lines)]\n2: The alpha plan ships in March.',
+    ]);
   });
 });
 
