@@ -2,9 +2,7 @@ import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import {
   Avatar,
-  Button,
   consoleApi,
-  ErrorNotice,
   Group,
   Menu,
   Modal,
@@ -18,6 +16,7 @@ import {
   useValidatedSubmit,
 } from '@engram/console-kit';
 import { IconBuilding, IconCheck, IconPlus, IconSelector } from '@tabler/icons-react';
+import { ModalForm } from './dialogs.js';
 
 function CreateOrganizationModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const [name, setName] = useState('');
@@ -37,20 +36,9 @@ function CreateOrganizationModal({ opened, onClose }: { opened: boolean; onClose
   const { errors, onSubmit } = useValidatedSubmit('organization', { name }, () => create.mutate());
   return (
     <Modal opened={opened} onClose={onClose} title="Create an organization" centered>
-      <form onSubmit={onSubmit} noValidate>
-        <Stack>
-          {create.error ? <ErrorNotice error={create.error} title="The organization was not created" /> : null}
-          <TextInput label="Name" placeholder="Acme Research" value={name} onChange={(event) => setName(event.currentTarget.value)} error={errors.name} data-autofocus />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={create.isPending}>
-              Create organization
-            </Button>
-          </Group>
-        </Stack>
-      </form>
+      <ModalForm onSubmit={onSubmit} mutation={create} failureTitle="The organization was not created" submitLabel="Create organization" onCancel={onClose}>
+        <TextInput label="Name" placeholder="Acme Research" value={name} onChange={(event) => setName(event.currentTarget.value)} error={errors.name} data-autofocus />
+      </ModalForm>
     </Modal>
   );
 }

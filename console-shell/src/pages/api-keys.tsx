@@ -4,7 +4,6 @@ import {
   ActionIcon,
   Alert,
   Button,
-  Card,
   Code,
   consoleApi,
   CopyField,
@@ -12,9 +11,7 @@ import {
   Group,
   Modal,
   PageHeader,
-  Pager,
   queryKeys,
-  Skeleton,
   Stack,
   Table,
   Text,
@@ -26,6 +23,8 @@ import {
   type CreatedApiKey,
 } from '@engram/console-kit';
 import { IconAlertTriangle, IconKey, IconPlus, IconTrash } from '@tabler/icons-react';
+import { ConfirmDialog, ModalForm, useDialogMutation } from '../layout/dialogs.js';
+import { EmptyTableState, PagedTable } from './page-scaffold.js';
 
 const PAGE_SIZE = 20;
 
@@ -63,59 +62,36 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose: () => v
           </Group>
         </Stack>
       ) : (
-        <form onSubmit={onSubmit} noValidate>
-          <Stack>
-            {create.error ? <ErrorNotice error={create.error} title="The key was not created" /> : null}
-            <TextInput
-              label="Name"
-              description="So you recognise it later, e.g. where it is used."
-              placeholder="Production backend"
-              value={name}
-              onChange={(event) => setName(event.currentTarget.value)}
-              error={errors.name}
-              data-autofocus
-            />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={close}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={create.isPending}>
-                Create key
-              </Button>
-            </Group>
-          </Stack>
-        </form>
+        <ModalForm onSubmit={onSubmit} mutation={create} failureTitle="The key was not created" submitLabel="Create key" onCancel={close}>
+          <TextInput
+            label="Name"
+            description="So you recognise it later, e.g. where it is used."
+            placeholder="Production backend"
+            value={name}
+            onChange={(event) => setName(event.currentTarget.value)}
+            error={errors.name}
+            data-autofocus
+          />
+        </ModalForm>
       )}
     </Modal>
   );
 }
 
 function DeleteKeyModal({ apiKey, onClose }: { apiKey: ApiKey | null; onClose: () => void }) {
-  const queryClient = useQueryClient();
-  const remove = useMutation({
-    mutationFn: (id: string) => consoleApi.deleteApiKey(id),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: queryKeys.apiKeys });
-      onClose();
-    },
-  });
+  const remove = useDialogMutation((id: string) => consoleApi.deleteApiKey(id), queryKeys.apiKeys, onClose);
   return (
-    <Modal opened={apiKey !== null} onClose={onClose} title="Delete API key" centered>
-      <Stack>
-        {remove.error ? <ErrorNotice error={remove.error} title="The key was not deleted" /> : null}
-        <Text size="sm">
-          Delete <b>{apiKey?.name}</b>? Anything using it stops working at once. This cannot be undone.
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button color="red" loading={remove.isPending} onClick={() => apiKey && remove.mutate(apiKey.id)}>
-            Delete key
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <ConfirmDialog
+      opened={apiKey !== null}
+      title="Delete API key"
+      mutation={remove}
+      failureTitle="The key was not deleted"
+      confirmLabel="Delete key"
+      onConfirm={() => apiKey && remove.mutate(apiKey.id)}
+      onClose={onClose}
+    >
+      Delete <b>{apiKey?.name}</b>? Anything using it stops working at once. This cannot be undone.
+    </ConfirmDialog>
   );
 }
 
@@ -141,62 +117,50 @@ export function ApiKeysPage() {
         }
       />
       {keys.error ? <ErrorNotice error={keys.error} onRetry={() => void keys.refetch()} /> : null}
-      <Card withBorder radius="lg" p={0}>
-        {keys.isPending ? (
-          <Stack p="md">
-            <Skeleton h={20} />
-            <Skeleton h={20} />
-          </Stack>
-        ) : keys.data?.apiKeys.length === 0 ? (
-          <Stack align="center" p="xl" gap="xs">
-            <IconKey size={28} />
-            <Text fw={600}>No API keys yet</Text>
-            <Text size="sm" c="dimmed">
-              Create one to call the agent API from your code.
-            </Text>
-          </Stack>
-        ) : (
-          <Table.ScrollContainer minWidth={0}>
-            <Table verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="api-keys-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Key</Table.Th>
-                  <Table.Th visibleFrom="sm">Created</Table.Th>
-                  <Table.Th w={60} />
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {keys.data?.apiKeys.map((key) => (
-                  <Table.Tr key={key.id}>
-                    <Table.Td>
-                      <Text size="sm" fw={500}>
-                        {key.name}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <Code style={{ whiteSpace: 'nowrap' }}>{key.keyPrefix}…</Code>
-                    </Table.Td>
-                    <Table.Td visibleFrom="sm">
-                      <Text size="sm" c="dimmed">
-                        {format.dateTime(key.createdAt)}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <Tooltip label="Delete key">
-                        <ActionIcon variant="subtle" color="red" aria-label={`Delete ${key.name}`} onClick={() => setDeleting(key)}>
-                          <IconTrash size={16} />
-                        </ActionIcon>
-                      </Tooltip>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        )}
-      </Card>
-      <Pager offset={offset} limit={PAGE_SIZE} hasNextPage={keys.data?.hasNextPage ?? false} onChange={setOffset} />
+      <PagedTable
+        testId="api-keys-table"
+        highlightOnHover
+        loading={keys.isPending}
+        empty={
+          keys.data?.apiKeys.length === 0 ? (
+            <EmptyTableState icon={<IconKey size={28} />} title="No API keys yet" description="Create one to call the agent API from your code." />
+          ) : null
+        }
+        head={
+          <>
+            <Table.Th>Name</Table.Th>
+            <Table.Th>Key</Table.Th>
+            <Table.Th visibleFrom="sm">Created</Table.Th>
+            <Table.Th w={60} />
+          </>
+        }
+        page={{ offset, limit: PAGE_SIZE, hasNextPage: keys.data?.hasNextPage ?? false, onChange: setOffset }}
+      >
+        {keys.data?.apiKeys.map((key) => (
+          <Table.Tr key={key.id}>
+            <Table.Td>
+              <Text size="sm" fw={500}>
+                {key.name}
+              </Text>
+            </Table.Td>
+            <Table.Td>
+              <Code style={{ whiteSpace: 'nowrap' }}>{key.keyPrefix}…</Code>
+            </Table.Td>
+            <Table.Td visibleFrom="sm">
+              <Text size="sm" c="dimmed">
+                {format.dateTime(key.createdAt)}
+              </Text>
+            </Table.Td>
+            <Table.Td>
+              <Tooltip label="Delete key">
+                <ActionIcon variant="subtle" color="red" aria-label={`Delete ${key.name}`} onClick={() => setDeleting(key)}>
+                  <IconTrash size={16} />
+                </ActionIcon>
+              </Tooltip>
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </PagedTable>
       <CreateKeyModal opened={creating} onClose={() => setCreating(false)} />
       <DeleteKeyModal apiKey={deleting} onClose={() => setDeleting(null)} />
     </>

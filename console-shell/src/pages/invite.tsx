@@ -22,7 +22,8 @@ import {
   type Session,
 } from '@engram/console-kit';
 import { IconMailOpened } from '@tabler/icons-react';
-import { AuthFrame } from './auth.js';
+import { bindFields } from '../layout/form-fields.js';
+import { AuthForm, AuthFrame, LinkWithPrompt } from './auth-frame.js';
 
 function SignUpWithInviteForm({ inviteCode, invite }: { inviteCode: string; invite: InviteLookup }) {
   const [values, setValues] = useState({ name: '', password: '' });
@@ -38,43 +39,23 @@ function SignUpWithInviteForm({ inviteCode, invite }: { inviteCode: string; invi
     },
   });
   const { errors, onSubmit } = useValidatedSubmit('signUpWithInvite', body, () => join.mutate());
+  const field = bindFields(values, setValues, errors);
   const emailTaken = join.error instanceof ApiError && join.error.errorCode === 'emailAlreadyTaken';
   return (
-    <form onSubmit={onSubmit} noValidate>
-      <Stack>
-        {join.error ? <ErrorNotice error={join.error} title="Could not join" /> : null}
-        {emailTaken ? (
-          <Text size="sm">
-            You already have an account.{' '}
-            <Anchor component={Link} to="/login">
-              Log in
-            </Anchor>{' '}
-            and ask an admin of {invite.organizationName} to invite you again: an existing account joins at once.
-          </Text>
-        ) : null}
-        <TextInput label="Email" value={invite.email} readOnly description="The invitation is for this address." error={errors.email ?? errors.inviteCode} />
-        <TextInput
-          label="Name"
-          autoComplete="name"
-          placeholder="Ada Lovelace"
-          value={values.name}
-          onChange={(event) => setValues({ ...values, name: event.currentTarget.value })}
-          error={errors.name}
-          data-autofocus
-        />
-        <PasswordInput
-          label="Password"
-          description="At least 8 characters"
-          autoComplete="new-password"
-          value={values.password}
-          onChange={(event) => setValues({ ...values, password: event.currentTarget.value })}
-          error={errors.password}
-        />
-        <Button type="submit" loading={join.isPending} fullWidth size="md">
-          Create account and join
-        </Button>
-      </Stack>
-    </form>
+    <AuthForm onSubmit={onSubmit} mutation={join} failureTitle="Could not join" submitLabel="Create account and join" submitSize="md">
+      {emailTaken ? (
+        <Text size="sm">
+          You already have an account.{' '}
+          <Anchor component={Link} to="/login">
+            Log in
+          </Anchor>{' '}
+          and ask an admin of {invite.organizationName} to invite you again: an existing account joins at once.
+        </Text>
+      ) : null}
+      <TextInput label="Email" value={invite.email} readOnly description="The invitation is for this address." error={errors.email ?? errors.inviteCode} />
+      <TextInput label="Name" autoComplete="name" placeholder="Ada Lovelace" {...field('name')} data-autofocus />
+      <PasswordInput label="Password" description="At least 8 characters" autoComplete="new-password" {...field('password')} />
+    </AuthForm>
   );
 }
 
@@ -134,12 +115,9 @@ export function InvitePage() {
         invite.data ? (
           <>You are invited to work with the team on Engram as {invite.data.email}.</>
         ) : (
-          <>
-            Already a member?{' '}
-            <Anchor component={Link} to="/login">
-              Log in
-            </Anchor>
-          </>
+          <LinkWithPrompt prompt="Already a member?" to="/login">
+            Log in
+          </LinkWithPrompt>
         )
       }
     >

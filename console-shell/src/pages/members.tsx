@@ -7,7 +7,6 @@ import {
   Avatar,
   Badge,
   Button,
-  Card,
   consoleApi,
   CopyButton,
   CopyField,
@@ -17,13 +16,11 @@ import {
   Modal,
   NativeSelect,
   PageHeader,
-  Pager,
   PERMISSION_GROUPS,
   queryKeys,
   ROLE_DESCRIPTIONS,
   ROLES,
   SimpleGrid,
-  Skeleton,
   Stack,
   Table,
   Text,
@@ -40,6 +37,9 @@ import {
 } from '@engram/console-kit';
 import { Checkbox } from '@engram/console-kit/widgets';
 import { IconCheck, IconDots, IconLink, IconMailPlus, IconRefresh, IconTrash, IconUserCheck, IconUserPlus } from '@tabler/icons-react';
+import { ConfirmDialog, ModalForm, useDialogMutation } from '../layout/dialogs.js';
+import { bindFields } from '../layout/form-fields.js';
+import { PagedTable } from './page-scaffold.js';
 
 const PAGE_SIZE = 20;
 
@@ -90,6 +90,7 @@ function InviteModal({ opened, onClose }: { opened: boolean; onClose: () => void
     },
   });
   const { errors, onSubmit } = useValidatedSubmit('invite', { ...values, email: values.email.trim() }, () => invite.mutate());
+  const field = bindFields(values, setValues, errors);
   const close = () => {
     setValues({ email: '', role: 'analyst' });
     setOutcome(null);
@@ -119,29 +120,17 @@ function InviteModal({ opened, onClose }: { opened: boolean; onClose: () => void
           </Group>
         </Stack>
       ) : (
-        <form onSubmit={onSubmit} noValidate>
-          <Stack>
-            {invite.error ? <ErrorNotice error={invite.error} title="The invitation was not sent" /> : null}
-            <TextInput
-              label="Email"
-              type="email"
-              placeholder="colleague@example.com"
-              value={values.email}
-              onChange={(event) => setValues({ ...values, email: event.currentTarget.value })}
-              error={errors.email}
-              data-autofocus
-            />
-            <RoleSelect value={values.role} onChange={(role) => setValues({ ...values, role })} error={errors.role} />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={close}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={invite.isPending} leftSection={<IconMailPlus size={16} />}>
-                Send invitation
-              </Button>
-            </Group>
-          </Stack>
-        </form>
+        <ModalForm
+          onSubmit={onSubmit}
+          mutation={invite}
+          failureTitle="The invitation was not sent"
+          submitLabel="Send invitation"
+          submitIcon={<IconMailPlus size={16} />}
+          onCancel={close}
+        >
+          <TextInput label="Email" type="email" placeholder="colleague@example.com" {...field('email')} data-autofocus />
+          <RoleSelect value={values.role} onChange={(role) => setValues({ ...values, role })} error={errors.role} />
+        </ModalForm>
       )}
     </Modal>
   );
@@ -171,94 +160,53 @@ function ChangeRoleModal({ member, onClose }: { member: Member; onClose: () => v
     role: isRole(member.role) ? member.role : 'analyst',
     customPermissions: member.customPermissions,
   });
-  const queryClient = useQueryClient();
-  const change = useMutation({
-    mutationFn: () =>
-      consoleApi.changeMemberRole(member.id, values.role === 'custom' ? values : { role: values.role }),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: queryKeys.members });
-      onClose();
-    },
-  });
+  const change = useDialogMutation(
+    () => consoleApi.changeMemberRole(member.id, values.role === 'custom' ? values : { role: values.role }),
+    queryKeys.members,
+    onClose,
+  );
   const { errors, onSubmit } = useValidatedSubmit('memberRole', values, () => change.mutate());
   return (
     <Modal opened onClose={onClose} title={`Change the role of ${member.name}`} centered size={values.role === 'custom' ? 'xl' : 'md'}>
-      <form onSubmit={onSubmit} noValidate>
-        <Stack>
-          {change.error ? <ErrorNotice error={change.error} title="The role was not changed" /> : null}
-          <RoleSelect value={values.role} onChange={(role) => setValues({ ...values, role })} error={errors.role} />
-          {values.role === 'custom' ? (
-            <PermissionPicker value={values.customPermissions} onChange={(customPermissions) => setValues({ ...values, customPermissions })} />
-          ) : null}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={change.isPending}>
-              Save role
-            </Button>
-          </Group>
-        </Stack>
-      </form>
+      <ModalForm onSubmit={onSubmit} mutation={change} failureTitle="The role was not changed" submitLabel="Save role" onCancel={onClose}>
+        <RoleSelect value={values.role} onChange={(role) => setValues({ ...values, role })} error={errors.role} />
+        {values.role === 'custom' ? (
+          <PermissionPicker value={values.customPermissions} onChange={(customPermissions) => setValues({ ...values, customPermissions })} />
+        ) : null}
+      </ModalForm>
     </Modal>
   );
 }
 
 function RemoveMemberModal({ member, onClose }: { member: Member; onClose: () => void }) {
-  const queryClient = useQueryClient();
-  const remove = useMutation({
-    mutationFn: () => consoleApi.removeMember(member.id),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: queryKeys.members });
-      onClose();
-    },
-  });
+  const remove = useDialogMutation(() => consoleApi.removeMember(member.id), queryKeys.members, onClose);
   return (
-    <Modal opened onClose={onClose} title="Remove member" centered>
-      <Stack>
-        {remove.error ? <ErrorNotice error={remove.error} title="The member was not removed" /> : null}
-        <Text size="sm">
-          Remove <b>{member.name}</b> from this organization? They lose access at once; their account stays.
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button color="red" loading={remove.isPending} onClick={() => remove.mutate()}>
-            Remove member
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <ConfirmDialog
+      title="Remove member"
+      mutation={remove}
+      failureTitle="The member was not removed"
+      confirmLabel="Remove member"
+      onConfirm={() => remove.mutate()}
+      onClose={onClose}
+    >
+      Remove <b>{member.name}</b> from this organization? They lose access at once; their account stays.
+    </ConfirmDialog>
   );
 }
 
 function RevokeInviteModal({ invite, onClose }: { invite: InvitedMember; onClose: () => void }) {
-  const queryClient = useQueryClient();
-  const revoke = useMutation({
-    mutationFn: () => consoleApi.revokeInvite(invite.id),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: queryKeys.invitedMembers });
-      onClose();
-    },
-  });
+  const revoke = useDialogMutation(() => consoleApi.revokeInvite(invite.id), queryKeys.invitedMembers, onClose);
   return (
-    <Modal opened onClose={onClose} title="Revoke invitation" centered>
-      <Stack>
-        {revoke.error ? <ErrorNotice error={revoke.error} title="The invitation was not revoked" /> : null}
-        <Text size="sm">
-          Revoke the invitation for <b>{invite.email}</b>? Its link stops working at once.
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button color="red" loading={revoke.isPending} onClick={() => revoke.mutate()}>
-            Revoke invitation
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <ConfirmDialog
+      title="Revoke invitation"
+      mutation={revoke}
+      failureTitle="The invitation was not revoked"
+      confirmLabel="Revoke invitation"
+      onConfirm={() => revoke.mutate()}
+      onClose={onClose}
+    >
+      Revoke the invitation for <b>{invite.email}</b>? Its link stops working at once.
+    </ConfirmDialog>
   );
 }
 
@@ -393,34 +341,31 @@ function InvitesCard({ invites, offset, onPage, onRevoke }: {
       <Title order={3} fz="h4" mt="xl" mb="sm">
         Pending invitations
       </Title>
-      <Card withBorder radius="lg" p={0}>
-        {invites.members.length === 0 ? (
-          <Text size="sm" c="dimmed" p="lg">
-            No pending invitations. Invite someone by email; they join when they sign up with the link.
-          </Text>
-        ) : (
-          <Table.ScrollContainer minWidth={0}>
-            <Table verticalSpacing="sm" horizontalSpacing="md" data-testid="invites-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Email</Table.Th>
-                  <Table.Th w={ROLE_COLUMN_WIDTH}>Role</Table.Th>
-                  <Table.Th visibleFrom="sm" w={140}>
-                    Expires
-                  </Table.Th>
-                  <Table.Th w={120} />
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {invites.members.map((invite) => (
-                  <InviteRow key={invite.id} invite={invite} onRevoke={() => onRevoke(invite)} />
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        )}
-      </Card>
-      <Pager offset={offset} limit={PAGE_SIZE} hasNextPage={invites.hasNextPage} onChange={onPage} />
+      <PagedTable
+        testId="invites-table"
+        empty={
+          invites.members.length === 0 ? (
+            <Text size="sm" c="dimmed" p="lg">
+              No pending invitations. Invite someone by email; they join when they sign up with the link.
+            </Text>
+          ) : null
+        }
+        head={
+          <>
+            <Table.Th>Email</Table.Th>
+            <Table.Th w={ROLE_COLUMN_WIDTH}>Role</Table.Th>
+            <Table.Th visibleFrom="sm" w={140}>
+              Expires
+            </Table.Th>
+            <Table.Th w={120} />
+          </>
+        }
+        page={{ offset, limit: PAGE_SIZE, hasNextPage: invites.hasNextPage, onChange: onPage }}
+      >
+        {invites.members.map((invite) => (
+          <InviteRow key={invite.id} invite={invite} onRevoke={() => onRevoke(invite)} />
+        ))}
+      </PagedTable>
     </>
   );
 }
@@ -461,42 +406,32 @@ export function MembersPage() {
         }
       />
       {members.error ? <ErrorNotice error={members.error} onRetry={() => void members.refetch()} /> : null}
-      <Card withBorder radius="lg" p={0}>
-        {members.isPending ? (
-          <Stack p="md">
-            <Skeleton h={20} />
-            <Skeleton h={20} />
-          </Stack>
-        ) : (
-          <Table.ScrollContainer minWidth={0}>
-            <Table verticalSpacing="sm" horizontalSpacing="md" data-testid="members-table">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Member</Table.Th>
-                  <Table.Th w={ROLE_COLUMN_WIDTH}>Role</Table.Th>
-                  <Table.Th visibleFrom="sm" w={200}>
-                    Joined
-                  </Table.Th>
-                  {canManage ? <Table.Th w={60} /> : null}
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {members.data?.members.map((member) => (
-                  <MemberRow
-                    key={member.id}
-                    member={member}
-                    isYou={member.id === user.id}
-                    canManage={canManage}
-                    onChangeRole={() => setChangingRole(member)}
-                    onRemove={() => setRemoving(member)}
-                  />
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        )}
-      </Card>
-      <Pager offset={offset} limit={PAGE_SIZE} hasNextPage={members.data?.hasNextPage ?? false} onChange={setOffset} />
+      <PagedTable
+        testId="members-table"
+        loading={members.isPending}
+        head={
+          <>
+            <Table.Th>Member</Table.Th>
+            <Table.Th w={ROLE_COLUMN_WIDTH}>Role</Table.Th>
+            <Table.Th visibleFrom="sm" w={200}>
+              Joined
+            </Table.Th>
+            {canManage ? <Table.Th w={60} /> : null}
+          </>
+        }
+        page={{ offset, limit: PAGE_SIZE, hasNextPage: members.data?.hasNextPage ?? false, onChange: setOffset }}
+      >
+        {members.data?.members.map((member) => (
+          <MemberRow
+            key={member.id}
+            member={member}
+            isYou={member.id === user.id}
+            canManage={canManage}
+            onChangeRole={() => setChangingRole(member)}
+            onRemove={() => setRemoving(member)}
+          />
+        ))}
+      </PagedTable>
 
       {invites.data ? <InvitesCard invites={invites.data} offset={inviteOffset} onPage={setInviteOffset} onRevoke={setRevoking} /> : null}
       {invites.error && !cannotManage ? <ErrorNotice error={invites.error} title="Invitations could not be loaded" onRetry={() => void invites.refetch()} /> : null}

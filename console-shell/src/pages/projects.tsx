@@ -18,15 +18,16 @@ import {
   TextInput,
   ThemeIcon,
   Tooltip,
-  useDebouncedValue,
   Link,
   useFormatters,
   useNavigate,
   useValidatedSubmit,
   type Project,
 } from '@engram/console-kit';
-import { IconFolder, IconFolderPlus, IconPlus, IconSearch, IconStar, IconStarFilled } from '@tabler/icons-react';
+import { IconFolder, IconFolderPlus, IconPlus, IconStar, IconStarFilled } from '@tabler/icons-react';
+import { ModalForm } from '../layout/dialogs.js';
 import { GettingStarted } from './getting-started.js';
+import { SearchField, usePagedSearch } from './page-scaffold.js';
 
 const PAGE_SIZE = 12;
 
@@ -46,27 +47,16 @@ function CreateProjectModal({ opened, onClose }: { opened: boolean; onClose: () 
   const { errors, onSubmit } = useValidatedSubmit('project', { name }, () => create.mutate());
   return (
     <Modal opened={opened} onClose={onClose} title="Create a project" centered>
-      <form onSubmit={onSubmit} noValidate>
-        <Stack>
-          {create.error ? <ErrorNotice error={create.error} title="The project was not created" /> : null}
-          <TextInput
-            label="Project name"
-            placeholder="Customer support agents"
-            value={name}
-            onChange={(event) => setName(event.currentTarget.value)}
-            error={errors.name}
-            data-autofocus
-          />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={create.isPending}>
-              Create project
-            </Button>
-          </Group>
-        </Stack>
-      </form>
+      <ModalForm onSubmit={onSubmit} mutation={create} failureTitle="The project was not created" submitLabel="Create project" onCancel={onClose}>
+        <TextInput
+          label="Project name"
+          placeholder="Customer support agents"
+          value={name}
+          onChange={(event) => setName(event.currentTarget.value)}
+          error={errors.name}
+          data-autofocus
+        />
+      </ModalForm>
     </Modal>
   );
 }
@@ -117,9 +107,7 @@ function ProjectCard({ project }: { project: Project }) {
 }
 
 export function ProjectsPage() {
-  const [search, setSearch] = useState('');
-  const [debounced] = useDebouncedValue(search.trim(), 250);
-  const [offset, setOffset] = useState(0);
+  const { debounced, offset, setOffset, searchField } = usePagedSearch();
   const [creating, setCreating] = useState(false);
   const projects = useQuery({
     queryKey: [...queryKeys.projects(debounced), offset],
@@ -140,18 +128,7 @@ export function ProjectsPage() {
         }
       />
       <GettingStarted />
-      <TextInput
-        placeholder="Search projects"
-        leftSection={<IconSearch size={16} />}
-        value={search}
-        onChange={(event) => {
-          setSearch(event.currentTarget.value);
-          setOffset(0);
-        }}
-        maw={420}
-        mb="lg"
-        aria-label="Search projects"
-      />
+      <SearchField {...searchField} placeholder="Search projects" label="Search projects" />
       {projects.error ? <ErrorNotice error={projects.error} onRetry={() => void projects.refetch()} /> : null}
       {projects.isPending ? (
         <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
