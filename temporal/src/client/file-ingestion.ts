@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { fileIngestionWorkflow } from '@engram/workflows/file-ingestion/workflow';
 import { fileIngestionWorkflowId, type FileIngestionInput } from '@engram/workflows/file-ingestion/ids';
 import { ORGANIZATION_ID, RUN_TYPE } from '@engram/workflows/search-attributes';
@@ -20,6 +20,21 @@ export function createFileIngestionClient(deps: { client: Client; taskQueue: str
         });
       } catch (error) {
         if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+        throw error;
+      }
+    },
+
+    /**
+     * Whether the file's ingestion is still under way. `ended` names how a workflow that is no longer running
+     * closed (`TERMINATED`, `TIMED_OUT`, …); `missing` means Temporal has no such workflow (never started, or
+     * past its retention).
+     */
+    async progress(fileId: string): Promise<{ running: true } | { running: false; ended: string }> {
+      try {
+        const { status } = await deps.client.workflow.getHandle(fileIngestionWorkflowId(fileId)).describe();
+        return status.name === 'RUNNING' ? { running: true } : { running: false, ended: status.name };
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) return { running: false, ended: 'missing' };
         throw error;
       }
     },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Letta, { toFile } from '@letta-ai/letta-client';
-import { AgentTool, FileUpload, SourceAgent, SourceFile, Tool, attachFolderToAgent } from '@engram/db';
+import { AgentTool, FileUpload, SourceAgent, SourceFile, Tool, attachFolderToAgent, newId } from '@engram/db';
 import { LOCAL_EMBEDDING_CONFIG } from '@engram/activities/archival/local-embedder';
 import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
 import { buildApp } from '../../app.js';
@@ -246,6 +246,7 @@ describe('folder uploads', () => {
         start: async () => {
           throw new Error('Temporal is unreachable');
         },
+        progress: async () => ({ running: true as const }),
       },
     });
     const folder = await newFolder();
@@ -253,6 +254,34 @@ describe('folder uploads', () => {
     const { file } = await folders.upload(ctx, folder.id, { uploadedName: 'a.md', declaredMime: 'text/markdown', data: Buffer.from('# a'), duplicateHandling: 'suffix' });
     expect(file).toMatchObject({ processingStatus: 'error', errorMessage: 'File processing could not be started: Temporal is unreachable' });
     expect((await client.folders.files.retrieve(file.id, { folder_id: folder.id })).processing_status).toBe('error');
+  });
+
+  it('marks a file error when its ingestion stopped without finishing it, unless check_status_updates is off', async () => {
+    const folder = await newFolder();
+    // A file left mid-ingestion by a workflow that no longer exists (an operator terminated it long ago, say).
+    const fileId = newId('file');
+    const quietSince = new Date(Date.now() - 5 * 60_000);
+    await SourceFile.query(stack.db).insert({
+      id: fileId,
+      organizationId: stack.tenant.organizationId,
+      sourceId: folder.id,
+      fileName: `${folder.name}/stalled.md`,
+      originalFileName: 'stalled.md',
+      fileType: 'text/markdown',
+      fileSize: 10,
+      processingStatus: 'embedding',
+      createdAt: quietSince,
+      updatedAt: quietSince,
+    });
+
+    const unchecked = await api(`/sources/${folder.id}/files?check_status_updates=false`);
+    expect(((await unchecked.json()) as Array<{ processing_status: string }>).map((file) => file.processing_status)).toEqual(['embedding']);
+
+    const listed = (await client.folders.files.list(folder.id)).items;
+    expect(listed).toEqual([
+      expect.objectContaining({ id: fileId, processing_status: 'error', error_message: expect.stringContaining('Ingestion stopped before the file was ready') }),
+    ]);
+    expect(await SourceFile.query(stack.db).findById(fileId)).toMatchObject({ processingStatus: 'error' });
   });
 
   it('ingests an uploaded Markdown file to completed, with its chunks listed as the folder passages', async () => {

@@ -71,7 +71,7 @@ export function sourceRoutes(services: AppServices, settings: FolderRouteSetting
             limit: z.coerce.number().int().min(1).max(1000).default(1000),
             after: z.string().optional(),
             ...IncludeContentQuery,
-            // Statuses are written by the ingestion workflow as they change, so there is nothing to refresh.
+            // Marks files whose ingestion stopped without finishing them as `error` (the folder routes always do).
             check_status_updates: queryBoolean.default(true),
           }),
         },
@@ -83,6 +83,7 @@ export function sourceRoutes(services: AppServices, settings: FolderRouteSetting
           request.params.source_id,
           { after: query.after, limit: query.limit, order: 'asc' },
           query.include_content,
+          query.check_status_updates,
         );
         return files.map((file) => fileToWire(file, { includeContent: query.include_content, folderNameToStrip: folder.name }));
       },

@@ -11,6 +11,7 @@ import {
   recompileSystemMessage,
   type Database,
   type EmbeddingConfig,
+  type FileProcessingStatus,
 } from '@engram/db';
 import { LOCAL_EMBEDDING_CONFIG, LOCAL_EMBEDDING_HANDLE } from '@engram/activities/archival/local-embedder';
 import { ACCEPTED_EXTENSIONS, fileTypeFor } from '@engram/activities/files/file-types';
@@ -65,8 +66,12 @@ export type UploadResult = { file: SourceFile; skipped: boolean };
 export type FolderServiceDeps = {
   db: Database;
   models: Pick<ModelService, 'resolveEmbeddingConfig'>;
-  fileIngestion: Pick<FileIngestionClient, 'start'>;
+  fileIngestion: Pick<FileIngestionClient, 'start' | 'progress'>;
 };
+
+const IN_PROGRESS: ReadonlySet<FileProcessingStatus> = new Set(['pending', 'parsing', 'embedding']);
+/** An ingestion writes its file's row at each batch, every second or so; a minute of silence is worth a look. */
+const STALLED_AFTER_MS = 60_000;
 
 /** Every column of `files` but the parsed text, which listings read only when asked to. */
 const FILE_COLUMNS_WITHOUT_CONTENT = [
@@ -154,6 +159,26 @@ export function createFolderService(deps: FolderServiceDeps) {
       if (taken === 0) return candidate;
       copies += 1;
     }
+  }
+
+
+  /**
+   * A file still in progress whose ingestion workflow is no longer running (an operator terminated it, or
+   * it was never started) would stay in progress forever: it is marked `error`, saying so. Only files quiet
+   * for a while are looked at, so a file whose workflow is just being started, and the common case of a
+   * healthy ingestion, cost no call to Temporal.
+   */
+  async function closeAbandonedIngestion(file: SourceFile): Promise<SourceFile> {
+    if (!IN_PROGRESS.has(file.processingStatus) || Date.now() - file.updatedAt.getTime() < STALLED_AFTER_MS) return file;
+    const progress = await deps.fileIngestion.progress(file.id);
+    if (progress.running) return file;
+    const errorMessage = `Ingestion stopped before the file was ready (its workflow is ${progress.ended.toLowerCase().replaceAll('_', ' ')}); upload the file again.`;
+    const closed = await SourceFile.query(db)
+      .forOrg(file.organizationId)
+      .findById(file.id)
+      .whereIn('processing_status', [...IN_PROGRESS])
+      .patch({ processingStatus: 'error', errorMessage });
+    return closed > 0 ? Object.assign(file, { processingStatus: 'error' as const, errorMessage }) : file;
   }
 
   return {
@@ -268,16 +293,24 @@ export function createFolderService(deps: FolderServiceDeps) {
       return keysetPage(Passage.query(db).forOrg(ctx.organizationId).where('passages.source_id', folderId), page, { table: 'passages' });
     },
 
-    async listFiles(ctx: RequestContext, folderId: string, page: PageRequest, includeContent: boolean): Promise<{ folder: Source; files: SourceFile[] }> {
+    /** `checkStatusUpdates`: files whose ingestion ended without closing them are marked `error` first. */
+    async listFiles(
+      ctx: RequestContext,
+      folderId: string,
+      page: PageRequest,
+      includeContent: boolean,
+      checkStatusUpdates = true,
+    ): Promise<{ folder: Source; files: SourceFile[] }> {
       const folder = await findFolder(db, ctx.organizationId, folderId);
       const query = SourceFile.query(db).forOrg(ctx.organizationId).where('files.source_id', folderId);
       if (!includeContent) query.select(FILE_COLUMNS_WITHOUT_CONTENT);
-      return { folder, files: await keysetPage(query, page, { table: 'files' }) };
+      const files = await keysetPage(query, page, { table: 'files' });
+      return { folder, files: checkStatusUpdates ? await Promise.all(files.map((file) => closeAbandonedIngestion(file))) : files };
     },
 
     async getFile(ctx: RequestContext, folderId: string, fileId: string, includeContent: boolean): Promise<{ folder: Source; file: SourceFile }> {
       const folder = await findFolder(db, ctx.organizationId, folderId);
-      return { folder, file: await findFileInFolder(db, ctx.organizationId, folderId, fileId, includeContent) };
+      return { folder, file: await closeAbandonedIngestion(await findFileInFolder(db, ctx.organizationId, folderId, fileId, includeContent)) };
     },
 
     async deleteFile(ctx: RequestContext, folderId: string, fileId: string): Promise<void> {
