@@ -10,6 +10,7 @@
  * measurement over a database that is already migrated, for bench/run.ts.
  */
 import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
@@ -44,6 +45,8 @@ export type ArchivalSearchBenchResult = {
   hybridHitRate: number;
   /** Mean overlap of the vector arm's top k with exact brute-force cosine's top k. */
   vectorRecallAtK: number;
+  /** The host's 1/5/15-minute load averages when the timed searches began and ended: latencies on a shared machine move with them. */
+  loadAverage: { start: number[]; end: number[] };
 };
 
 /** Deterministic, so runs are comparable. */
@@ -121,6 +124,7 @@ export async function runArchivalSearchBench(db: Database, options: ArchivalSear
     store.search({ organizationId, archives: [archive], query, mode, limit: options.topK });
 
   const latencyMs = {} as Record<SearchMode, Summary>;
+  const loadAtStart = loadavg();
   let hits = 0;
   for (const mode of ['hybrid', 'fts', 'vector'] as const) {
     for (const query of queries.slice(0, options.warmup)) await search(query, mode);
@@ -134,6 +138,8 @@ export async function runArchivalSearchBench(db: Database, options: ArchivalSear
     latencyMs[mode] = summarize(samples);
     log(`${mode}: p50 ${latencyMs[mode].p50.toFixed(1)} ms, p99 ${latencyMs[mode].p99.toFixed(1)} ms`);
   }
+  const loadAtEnd = loadavg();
+  log(`load average: ${loadAtStart.map((value) => value.toFixed(2)).join(' ')} at start, ${loadAtEnd.map((value) => value.toFixed(2)).join(' ')} at end`);
 
   log('exact brute-force cosine for recall…');
   const stored: Array<{ id: string; embedding: Buffer }> = await db('passages').where('archive_id', archive.id).select('id', 'embedding');
@@ -160,6 +166,7 @@ export async function runArchivalSearchBench(db: Database, options: ArchivalSear
     latencyMs,
     hybridHitRate: hits / options.queries,
     vectorRecallAtK: overlap / recallQueries.length,
+    loadAverage: { start: loadAtStart, end: loadAtEnd },
   };
 }
 
