@@ -1,5 +1,6 @@
 import type { Source, SourceFile } from '@engram/db';
 import { withoutFolderPrefix } from './file-names.js';
+import type { AgentFileView } from '../agents/agent-folders-service.js';
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 
@@ -80,5 +81,21 @@ export function folderStatsToWire(stats: FolderStats[], detailed: boolean) {
           files: (folder.files ?? []).map((file) => ({ file_id: file.fileId, file_name: file.fileName, file_size: file.fileSize })),
         }))
       : [],
+  };
+}
+
+/** An item of `GET /agents/{id}/files`. */
+export function agentFileToWire(file: AgentFileView) {
+  return {
+    id: file.id,
+    file_id: file.fileId,
+    file_name: file.fileName,
+    folder_id: file.sourceId,
+    folder_name: file.folderName,
+    is_open: file.isOpen,
+    last_accessed_at: iso(file.lastAccessedAt),
+    visible_content: file.visibleContent,
+    start_line: file.startLine,
+    end_line: file.endLine,
   };
 }

@@ -2,9 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireContext } from '../../../http/auth.js';
 import type { AppServices } from '../../../services/index.js';
-import type { AgentFileView } from '../../../services/agents/agent-folders-service.js';
 import { agentToWire } from '../../../services/agents/agent-wire.js';
-import { folderToWire, sourceToWire } from '../../../services/folders/folder-wire.js';
+import { agentFileToWire, folderToWire, sourceToWire } from '../../../services/folders/folder-wire.js';
 import { AgentParams } from './agents.js';
 import { pageQuery, queryBoolean } from './schemas.js';
 
@@ -20,23 +19,6 @@ const ListFilesQuery = z.object({
   order_by: z.literal('created_at').optional(),
 });
 
-const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
-
-/** An item of `GET /agents/{id}/files`. */
-function agentFileToWire(file: AgentFileView) {
-  return {
-    id: file.id,
-    file_id: file.fileId,
-    file_name: file.fileName,
-    folder_id: file.sourceId,
-    folder_name: file.folderName,
-    is_open: file.isOpen,
-    last_accessed_at: iso(file.lastAccessedAt),
-    visible_content: file.visibleContent,
-    start_line: file.startLine,
-    end_line: file.endLine,
-  };
-}
 
 /**
  * The folders an agent uses (`/folders`, and `/sources` as the deprecated spelling) and its view of their
