@@ -83,6 +83,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     '--log-format', 'json',
     '--log-level', 'warn',
     ...SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=Keyword`]),
+    // A worker finishing a workflow task that schedules an activity gets the activity task in the same reply,
+    // instead of one more trip through the task queue: a model call starts ~20 ms sooner each step.
+    '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
   ];
   if (options.uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort));
