@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, createDatabaseIfMissing, databaseUrlFor, dropDatabase, Organization } from '@engram/db';
@@ -52,6 +53,25 @@ describe('bad configuration fails at start with one clear line', () => {
     expect(await started.exit).toBe(1);
     const lines = stderrLinesOf(started.output());
     expect(lines).toEqual(['[engram] TEMPORAL_ADDRESS: must be host:port, e.g. 127.0.0.1:7233']);
+  });
+
+  it('names PORT when another program already listens on it, instead of restarting the API forever', async () => {
+    const occupant = createServer();
+    await new Promise<void>((resolve) => occupant.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (occupant.address() as AddressInfo).port;
+      const started = startPlatform({ PORT: String(port), TEMPORAL_ADDRESS: '' });
+      expect(await started.exit).toBe(1);
+      expect(stderrLinesOf(started.output())).toEqual([`[engram] PORT: ${port} is already in use on 127.0.0.1 (another Engram, or another program); choose another with PORT=…`]);
+    } finally {
+      await new Promise((resolve) => occupant.close(resolve));
+    }
+  });
+
+  it('names PORT when it is the port of the local Temporal server', async () => {
+    const started = startPlatform({ PORT: '7391', TEMPORAL_UI_PORT: '7391', TEMPORAL_ADDRESS: '' });
+    expect(await started.exit).toBe(1);
+    expect(stderrLinesOf(started.output())).toEqual(['[engram] PORT: 7391 is also TEMPORAL_PORT or TEMPORAL_UI_PORT; give the API a port of its own']);
   });
 
   it('names PORT when it is not a port', async () => {

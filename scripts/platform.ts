@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -101,12 +102,33 @@ async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
   throw new Error(`${url} did not answer within ${timeoutMs} ms (see the logs in .data/logs)`);
 }
 
+/** Whether something already listens on the port: then the API would fail to start, and be restarted, forever. */
+function portInUse(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(true));
+    probe.listen(port, host, () => probe.close(() => resolve(false)));
+  });
+}
+
+/** The API's port must be free and not one the local Temporal server is about to take. */
+async function checkApiPort(host: string, port: number, temporalPorts: number[] | null): Promise<void> {
+  if (port === 0) return;
+  if (temporalPorts?.includes(port)) {
+    throw new ConfigError(`PORT: ${port} is also TEMPORAL_PORT or TEMPORAL_UI_PORT; give the API a port of its own`);
+  }
+  if (await portInUse(host, port)) {
+    throw new ConfigError(`PORT: ${port} is already in use on ${host} (another Engram, or another program); choose another with PORT=…`);
+  }
+}
+
 async function main(): Promise<void> {
   const parsed = PlatformConfigSchema.safeParse(withoutEmptyValues(process.env));
   if (!parsed.success) throw new ConfigError(firstIssueLine(parsed.error));
   const platform = parsed.data;
   const temporalConfig = parseTemporalConfig(process.env);
   const apiConfig = parseApiConfig(process.env);
+  await checkApiPort(apiConfig.host, apiConfig.port, temporalConfig.address ? null : [platform.TEMPORAL_PORT, platform.TEMPORAL_UI_PORT]);
 
   const dataDir = path.resolve(platform.ENGRAM_DATA_DIR);
   const logDir = path.join(dataDir, 'logs');
