@@ -5,7 +5,7 @@ import type { AppServices } from '../../services/index.js';
 import { agentToWire } from '../../services/agents/agent-wire.js';
 import { archiveToWire, passageToWire } from '../../services/archival/archival-wire.js';
 import { IncludeQuery } from './agents/agents.js';
-import { EmbeddingConfigSchema, Metadata, pageQuery } from './agents/schemas.js';
+import { EmbeddingConfigSchema, Metadata, pageOf, pageQuery } from './agents/schemas.js';
 
 const ArchiveParams = z.object({ archive_id: z.string() });
 const ArchivePassageParams = ArchiveParams.extend({ passage_id: z.string() });
@@ -53,7 +53,7 @@ export function archiveRoutes(services: AppServices): FastifyPluginAsyncZod {
       const found = await archives.list(
         requireContext(request),
         { name: query.name, agentId: query.agent_id },
-        { before: query.before, after: query.after, limit: query.limit, order: query.order ?? 'desc' },
+        pageOf(query, 'desc'),
       );
       return found.map(archiveToWire);
     });
@@ -94,7 +94,7 @@ export function archiveRoutes(services: AppServices): FastifyPluginAsyncZod {
         const views = await archives.listAgents(
           requireContext(request),
           request.params.archive_id,
-          { before: query.before, after: query.after, limit: query.limit, order: query.order ?? 'desc' },
+          pageOf(query, 'desc'),
           new Set(query.include ?? []),
         );
         return views.map(agentToWire);

@@ -5,38 +5,14 @@ import type { AppServices } from '../../services/index.js';
 import { agentToWire, blockToWire } from '../../services/agents/agent-wire.js';
 import type { BlockFilter } from '../../services/blocks/block-service.js';
 import { IncludeQuery } from './agents/agents.js';
-import { Metadata, pageQuery, queryBoolean, queryList } from './agents/schemas.js';
+import { CreateBlockFields, Metadata, blockTemplateFields, pageOf, pageQuery, queryBoolean, queryList } from './agents/schemas.js';
 
 export const BlockParams = z.object({ block_id: z.string() });
 const BlockIdentityParams = BlockParams.extend({ identity_id: z.string() });
 
-const templateFields = {
-  is_template: z.boolean().optional(),
-  template_name: z.string().nullish(),
-  template_id: z.string().nullish(),
-  base_template_id: z.string().nullish(),
-  deployment_id: z.string().nullish(),
-  entity_id: z.string().nullish(),
-};
 
 /** Unknown keys are ignored, as the reference server's block schemas do. */
-export const CreateBlockBody = z.object({
-  label: z.string().min(1),
-  // The reference server coerces a null value to an empty block.
-  value: z
-    .string()
-    .nullable()
-    .transform((value) => value ?? ''),
-  limit: z.number().int().positive().optional(),
-  description: z.string().nullish(),
-  read_only: z.boolean().optional(),
-  hidden: z.boolean().nullish(),
-  metadata: Metadata.nullish(),
-  tags: z.array(z.string()).nullish(),
-  preserve_on_migration: z.boolean().nullish(),
-  project_id: z.string().nullish(),
-  ...templateFields,
-});
+export const CreateBlockBody = z.object(CreateBlockFields);
 
 const UpdateBlockBody = z.object({
   value: z.string().nullish(),
@@ -49,7 +25,7 @@ const UpdateBlockBody = z.object({
   tags: z.array(z.string()).nullish(),
   preserve_on_migration: z.boolean().nullish(),
   project_id: z.string().nullish(),
-  ...templateFields,
+  ...blockTemplateFields,
 });
 
 const agentCount = z.coerce.number().int().min(0);
@@ -98,12 +74,7 @@ export function blockRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/blocks/', { schema: { tags: ['blocks'], summary: 'List memory blocks', querystring: ListBlocksQuery } }, async (request) => {
       const { query } = request;
-      const blocks = await services.blocks.list(requireContext(request), blockFilter(query), {
-        before: query.before,
-        after: query.after,
-        limit: query.limit,
-        order: query.order ?? 'asc',
-      });
+      const blocks = await services.blocks.list(requireContext(request), blockFilter(query), pageOf(query, 'asc'));
       return blocks.map(blockToWire);
     });
 
@@ -150,7 +121,7 @@ export function blockRoutes(services: AppServices): FastifyPluginAsyncZod {
         const views = await services.blocks.listAgents(
           requireContext(request),
           request.params.block_id,
-          { before: query.before, after: query.after, limit: query.limit, order: query.order ?? 'desc' },
+          pageOf(query, 'desc'),
           new Set(query.include ?? []),
         );
         return views.map(agentToWire);

@@ -7,7 +7,7 @@ import type { AppServices } from '../../services/index.js';
 import { passageToWire } from '../../services/archival/archival-wire.js';
 import { DUPLICATE_HANDLING, uploadTooLarge, type UploadInput } from '../../services/folders/folder-service.js';
 import { fileToWire, folderStatsToWire, folderToWire } from '../../services/folders/folder-wire.js';
-import { EmbeddingConfigSchema, Metadata, pageQuery, queryBoolean } from './agents/schemas.js';
+import { EmbeddingConfigSchema, Metadata, pageOf, pageQuery, queryBoolean } from './agents/schemas.js';
 
 export type FolderRouteSettings = { maxUploadBytes: number };
 
@@ -100,7 +100,7 @@ export function folderRoutes(services: AppServices, settings: FolderRouteSetting
         const found = await folders.list(
           requireContext(request),
           { name: query.name },
-          { before: query.before, after: query.after, limit: query.limit, order: query.order ?? 'asc' },
+          pageOf(query, 'asc'),
         );
         return found.map(folderToWire);
       },
@@ -139,7 +139,7 @@ export function folderRoutes(services: AppServices, settings: FolderRouteSetting
         const { folder, files } = await folders.listFiles(
           requireContext(request),
           request.params.folder_id,
-          { before: query.before, after: query.after, limit: query.limit, order: query.order ?? 'desc' },
+          pageOf(query, 'desc'),
           query.include_content,
         );
         return files.map((file) => fileToWire(file, { includeContent: query.include_content, folderNameToStrip: folder.name }));
@@ -207,12 +207,7 @@ export function registerRoutesOfBothNames(app: ZodApp, services: AppServices, no
     { schema: { tags, summary: `The ids of the agents using a ${one}`, params: Params, querystring: z.object(pageQuery(50)) } },
     async (request) => {
       const { query } = request;
-      return folders.listAgentIds(requireContext(request), idOf(request.params), {
-        before: query.before,
-        after: query.after,
-        limit: query.limit,
-        order: query.order ?? 'desc',
-      });
+      return folders.listAgentIds(requireContext(request), idOf(request.params), pageOf(query, 'desc'));
     },
   );
 
@@ -221,12 +216,7 @@ export function registerRoutesOfBothNames(app: ZodApp, services: AppServices, no
     { schema: { tags, summary: `The chunks of a ${one}'s files`, params: Params, querystring: z.object(pageQuery(100)) } },
     async (request) => {
       const { query } = request;
-      const passages = await folders.listPassages(requireContext(request), idOf(request.params), {
-        before: query.before,
-        after: query.after,
-        limit: query.limit,
-        order: query.order ?? 'desc',
-      });
+      const passages = await folders.listPassages(requireContext(request), idOf(request.params), pageOf(query, 'desc'));
       return passages.map(passageToWire);
     },
   );

@@ -5,7 +5,7 @@ import type { AppServices } from '../../services/index.js';
 import { agentToWire, blockToWire } from '../../services/agents/agent-wire.js';
 import { identityToWire } from '../../services/identities/identity-wire.js';
 import { AgentParams, IncludeQuery } from './agents/agents.js';
-import { Metadata, pageQuery } from './agents/schemas.js';
+import { Metadata, pageOf, pageQuery } from './agents/schemas.js';
 
 const IdentityParams = z.object({ identity_id: z.string() });
 const AgentIdentityParams = AgentParams.extend({ identity_id: z.string() });
@@ -64,7 +64,7 @@ export function identityRoutes(services: AppServices): FastifyPluginAsyncZod {
         const views = await services.identities.list(
           requireContext(request),
           { name: query.name, projectId: query.project_id, identifierKey: query.identifier_key, identityType: query.identity_type },
-          { before: query.before, after: query.after, limit: query.limit, order: query.order ?? 'desc' },
+          pageOf(query, 'desc'),
         );
         return views.map(identityToWire);
       },
@@ -138,7 +138,7 @@ export function identityRoutes(services: AppServices): FastifyPluginAsyncZod {
         const views = await services.identities.listAgents(
           requireContext(request),
           request.params.identity_id,
-          { before: query.before, after: query.after, limit: query.limit, order: query.order ?? 'desc' },
+          pageOf(query, 'desc'),
           new Set(query.include ?? []),
         );
         return views.map(agentToWire);
@@ -150,12 +150,7 @@ export function identityRoutes(services: AppServices): FastifyPluginAsyncZod {
       { schema: { tags: ['identities'], summary: 'The memory blocks of an identity', params: IdentityParams, querystring: z.object(pageQuery(50)) } },
       async (request) => {
         const { query } = request;
-        const blocks = await services.identities.listBlocks(requireContext(request), request.params.identity_id, {
-          before: query.before,
-          after: query.after,
-          limit: query.limit,
-          order: query.order ?? 'desc',
-        });
+        const blocks = await services.identities.listBlocks(requireContext(request), request.params.identity_id, pageOf(query, 'desc'));
         return blocks.map(blockToWire);
       },
     );

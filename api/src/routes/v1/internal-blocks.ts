@@ -3,18 +3,14 @@ import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { agentToWire, blockToWire } from '../../services/agents/agent-wire.js';
 import { BlockAgentsQuery, BlockParams, CreateBlockBody, ListBlocksQuery, blockFilter } from './blocks.js';
+import { pageOf } from './agents/schemas.js';
 
 /** `/_internal_blocks`: the block routes the hosted product's own services call; undocumented, like the reference's. */
 export function internalBlockRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.get('/_internal_blocks/', { schema: { hide: true, querystring: ListBlocksQuery } }, async (request) => {
       const { query } = request;
-      const blocks = await services.blocks.list(requireContext(request), blockFilter(query), {
-        before: query.before,
-        after: query.after,
-        limit: query.limit,
-        order: query.order ?? 'asc',
-      });
+      const blocks = await services.blocks.list(requireContext(request), blockFilter(query), pageOf(query, 'asc'));
       return blocks.map(blockToWire);
     });
 
@@ -32,7 +28,7 @@ export function internalBlockRoutes(services: AppServices): FastifyPluginAsyncZo
       const views = await services.blocks.listAgents(
         requireContext(request),
         request.params.block_id,
-        { before: query.before, after: query.after, limit: query.limit, order: query.order ?? 'desc' },
+        pageOf(query, 'desc'),
         new Set(query.include ?? []),
       );
       return views.map(agentToWire);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { providerToWire } from '../../services/providers/provider-wire.js';
-import { pageQuery } from './agents/schemas.js';
+import { pageOf, pageQuery } from './agents/schemas.js';
 
 const ProviderParams = z.object({ provider_id: z.string() });
 
@@ -53,7 +53,7 @@ export function providerRoutes(services: AppServices): FastifyPluginAsyncZod {
         const views = await services.providers.list(
           requireContext(request),
           { name: query.name, providerType: query.provider_type },
-          { before: query.before, after: query.after, limit: query.limit, order: query.order ?? 'desc' },
+          pageOf(query, 'desc'),
         );
         return views.map(providerToWire);
       },

@@ -4,7 +4,7 @@ import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { stepToWire } from '../../services/runs/run-wire.js';
 import { stepMetricsToWire, stepTraceToWire } from '../../services/steps/step-wire.js';
-import { pageQuery, queryBoolean, queryList } from './agents/schemas.js';
+import { pageOf, pageQuery, queryBoolean, queryList } from './agents/schemas.js';
 
 const StepParams = z.object({ step_id: z.string() });
 
@@ -55,7 +55,7 @@ export function stepRoutes(services: AppServices): FastifyPluginAsyncZod {
           tags: query.tags,
           project: query.project_id !== undefined ? { id: query.project_id } : ctx.project,
         },
-        { before: query.before, after: query.after, limit: query.limit, order: query.order ?? 'desc' },
+        pageOf(query, 'desc'),
       );
       return steps.map(stepToWire);
     });
@@ -84,12 +84,7 @@ export function stepRoutes(services: AppServices): FastifyPluginAsyncZod {
       { schema: { tags: ['steps'], summary: 'The messages a step produced', params: StepParams, querystring: StepMessagesQuery } },
       async (request) => {
         const { query } = request;
-        return services.steps.listStepMessages(requireContext(request), request.params.step_id, {
-          before: query.before,
-          after: query.after,
-          limit: query.limit,
-          order: query.order ?? 'asc',
-        });
+        return services.steps.listStepMessages(requireContext(request), request.params.step_id, pageOf(query, 'asc'));
       },
     );
 

@@ -4,7 +4,7 @@ import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { toolToWire } from '../../services/agents/agent-wire.js';
 import { EnvironmentVariableName, EnvironmentVariableValue, PipRequirementSchema } from '../../services/sandbox/sandbox-settings.js';
-import { pageQuery, queryBoolean, queryList } from './agents/schemas.js';
+import { pageOf, pageQuery, queryBoolean, queryList } from './agents/schemas.js';
 
 const ToolParams = z.object({ tool_id: z.string() });
 
@@ -97,12 +97,7 @@ export function toolRoutes(services: AppServices): FastifyPluginAsyncZod {
       { schema: { tags: ['tools'], summary: "The organization's tools", querystring: ListToolsQuery } },
       async (request) => {
         const { query } = request;
-        const tools = await services.tools.list(requireContext(request), filterOf(query), {
-          before: query.before,
-          after: query.after,
-          limit: query.limit,
-          order: query.order ?? 'desc',
-        });
+        const tools = await services.tools.list(requireContext(request), filterOf(query), pageOf(query, 'desc'));
         return tools.map(toolToWire);
       },
     );

@@ -6,6 +6,7 @@ import { AGENT_INCLUDES } from '../../../services/agents/agent-views.js';
 import { agentToWire } from '../../../services/agents/agent-wire.js';
 import {
   AGENT_TYPES,
+  CreateBlockFields,
   EmbeddingConfigSchema,
   LlmConfigSchema,
   Metadata,
@@ -19,28 +20,8 @@ import {
 
 export const AgentParams = z.object({ agent_id: z.string() });
 
-const CreateBlock = z.strictObject({
-  label: z.string().min(1),
-  // The reference server coerces a null value to an empty block.
-  value: z
-    .string()
-    .nullable()
-    .transform((value) => value ?? ''),
-  limit: z.number().int().positive().optional(),
-  description: z.string().nullish(),
-  read_only: z.boolean().optional(),
-  hidden: z.boolean().nullish(),
-  metadata: Metadata.nullish(),
-  tags: z.array(z.string()).nullish(),
-  preserve_on_migration: z.boolean().nullish(),
-  is_template: z.boolean().optional(),
-  template_name: z.string().nullish(),
-  template_id: z.string().nullish(),
-  base_template_id: z.string().nullish(),
-  deployment_id: z.string().nullish(),
-  entity_id: z.string().nullish(),
-  project_id: z.string().nullish(),
-});
+/** Strict like the rest of the agent's create body (`POST /blocks` ignores unknown keys). */
+const CreateBlock = z.strictObject(CreateBlockFields);
 
 const InitialMessage = z.strictObject({
   type: z.literal('message').nullish(),

@@ -5,7 +5,7 @@ import type { AppServices } from '../../../services/index.js';
 import { agentToWire, blockToWire, memoryToWire } from '../../../services/agents/agent-wire.js';
 import { AgentParams } from './agents.js';
 import type { AgentInclude } from '../../../services/agents/agent-views.js';
-import { Metadata, pageQuery } from './schemas.js';
+import { Metadata, pageOf, pageQuery } from './schemas.js';
 
 /** Blocks and, with them, the agent's files (its file blocks). */
 const BLOCKS_ONLY: ReadonlySet<AgentInclude> = new Set(['agent.blocks']);
@@ -43,12 +43,7 @@ export function coreMemoryRoutes(services: AppServices): FastifyPluginAsyncZod {
       { schema: { tags: ['agents'], summary: "An agent's memory blocks", params: AgentParams, querystring: z.object(pageQuery(100)) } },
       async (request) => {
         const { query } = request;
-        const blocks = await services.coreMemory.listBlocks(requireContext(request), request.params.agent_id, {
-          before: query.before,
-          after: query.after,
-          limit: query.limit,
-          order: query.order ?? 'asc',
-        });
+        const blocks = await services.coreMemory.listBlocks(requireContext(request), request.params.agent_id, pageOf(query, 'asc'));
         return blocks.map(blockToWire);
       },
     );

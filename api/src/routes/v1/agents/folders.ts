@@ -5,7 +5,7 @@ import type { AppServices } from '../../../services/index.js';
 import { agentToWire } from '../../../services/agents/agent-wire.js';
 import { agentFileToWire, folderToWire, sourceToWire } from '../../../services/folders/folder-wire.js';
 import { AgentParams } from './agents.js';
-import { pageQuery, queryBoolean } from './schemas.js';
+import { pageOf, pageQuery, queryBoolean } from './schemas.js';
 
 const FolderParams = AgentParams.extend({ folder_id: z.string() });
 const SourceParams = AgentParams.extend({ source_id: z.string() });
@@ -55,12 +55,7 @@ export function agentFolderRoutes(services: AppServices): FastifyPluginAsyncZod 
         { schema: { tags: ['agents'], summary: "The folders an agent uses", params: AgentParams, querystring: z.object(pageQuery(100)) } },
         async (request) => {
           const { query } = request;
-          const folders = await services.agentFolders.listFolders(requireContext(request), request.params.agent_id, {
-            before: query.before,
-            after: query.after,
-            limit: query.limit,
-            order: query.order ?? 'desc',
-          });
+          const folders = await services.agentFolders.listFolders(requireContext(request), request.params.agent_id, pageOf(query, 'desc'));
           return folders.map(toWire);
         },
       );

@@ -17,6 +17,11 @@ export function pageQuery(defaultLimit: number) {
   };
 }
 
+/** What a service pages by, from a `pageQuery`: the list's own order unless the caller chose one. */
+export function pageOf(query: { before?: string | undefined; after?: string | undefined; limit: number; order?: 'asc' | 'desc' | undefined }, defaultOrder: 'asc' | 'desc') {
+  return { before: query.before, after: query.after, limit: query.limit, order: query.order ?? defaultOrder };
+}
+
 const toolName = z.string().min(1);
 const promptTemplate = z.string().nullish();
 const toolArgs = z.record(z.string(), z.unknown()).nullish();
@@ -81,3 +86,31 @@ export const ResponseFormatSchema = z.looseObject({ type: z.enum(['text', 'json_
 export const AGENT_TYPES = ['letta_v1_agent', 'memgpt_v2_agent', 'memgpt_agent', 'react_agent', 'workflow_agent', 'sleeptime_agent'] as const;
 
 export const Metadata = z.record(z.string(), z.unknown());
+
+export const blockTemplateFields = {
+  is_template: z.boolean().optional(),
+  template_name: z.string().nullish(),
+  template_id: z.string().nullish(),
+  base_template_id: z.string().nullish(),
+  deployment_id: z.string().nullish(),
+  entity_id: z.string().nullish(),
+};
+
+/** A new memory block, as `POST /blocks` and an agent's `memory_blocks` take it. */
+export const CreateBlockFields = {
+  label: z.string().min(1),
+  // The reference server coerces a null value to an empty block.
+  value: z
+    .string()
+    .nullable()
+    .transform((value) => value ?? ''),
+  limit: z.number().int().positive().optional(),
+  description: z.string().nullish(),
+  read_only: z.boolean().optional(),
+  hidden: z.boolean().nullish(),
+  metadata: Metadata.nullish(),
+  tags: z.array(z.string()).nullish(),
+  preserve_on_migration: z.boolean().nullish(),
+  project_id: z.string().nullish(),
+  ...blockTemplateFields,
+};

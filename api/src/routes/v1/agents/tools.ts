@@ -5,7 +5,7 @@ import { requireContext } from '../../../http/auth.js';
 import type { AppServices } from '../../../services/index.js';
 import { toolToWire } from '../../../services/agents/agent-wire.js';
 import { AgentParams } from './agents.js';
-import { pageQuery, queryBoolean } from './schemas.js';
+import { pageOf, pageQuery, queryBoolean } from './schemas.js';
 
 const ToolIdParams = AgentParams.extend({ tool_id: z.string() });
 const ToolNameParams = AgentParams.extend({ tool_name: z.string() });
@@ -29,12 +29,7 @@ export function agentToolRoutes(services: AppServices): FastifyPluginAsyncZod {
       { schema: { tags: ['agents'], summary: "An agent's tools", params: AgentParams, querystring: z.object(pageQuery(10)) } },
       async (request) => {
         const { query } = request;
-        const tools = await services.agentTools.listTools(requireContext(request), request.params.agent_id, {
-          before: query.before,
-          after: query.after,
-          limit: query.limit,
-          order: query.order ?? 'desc',
-        });
+        const tools = await services.agentTools.listTools(requireContext(request), request.params.agent_id, pageOf(query, 'desc'));
         return tools.map(toolToWire);
       },
     );
