@@ -6,7 +6,8 @@ import type { RequestContext } from '../../http/request-context.js';
 import { findAgent } from '../agents/agent-views.js';
 import { keysetPage } from '../agents/keyset-page.js';
 import { substringPattern } from '../blocks/substring-pattern.js';
-import { insertPassages, recompileArchiveAgents, searchBounds, withEmbedding, type ArchivalPassageInput } from './archival-support.js';
+import { insertPassages, recompileArchiveAgents, searchBounds, type ArchivalPassageInput } from './archival-support.js';
+import { withProviderCalls } from '../providers/model-call-failure.js';
 
 export type ArchivalListInput = {
   search?: string | undefined;
@@ -60,7 +61,7 @@ export function createArchivalMemoryService(deps: ArchivalMemoryServiceDeps) {
         end: ['query', 'end_datetime'],
       });
       const archives = await archivesOfAgent(db, ctx.organizationId, agentId);
-      const ranked = await withEmbedding(() =>
+      const ranked = await withProviderCalls(() =>
         passages.search({
           organizationId: ctx.organizationId,
           archives,

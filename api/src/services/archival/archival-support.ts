@@ -1,18 +1,10 @@
 import { ArchiveAgent, recompileSystemMessage, type Archive, type Database, type Passage } from '@engram/db';
-import { ModelCallError } from '@engram/activities/llm/errors';
 import { archivalTextProblem, type PassageStore } from '@engram/activities/archival/passage-store';
 import { parseSearchBound } from '@engram/activities/archival/zoned-time';
 import type { Knex } from 'knex';
-import {
-  BadRequestError,
-  RateLimitedError,
-  UnauthorizedError,
-  UnprocessableError,
-  UpstreamError,
-  UpstreamTimeoutError,
-  type AppError,
-} from '../../errors.js';
+import { UnprocessableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
+import { withProviderCalls } from '../providers/model-call-failure.js';
 
 /** A passage as the API receives it (`POST /agents/{id}/archival-memory`, `POST /archives/{id}/passages`). */
 export type ArchivalPassageInput = {
@@ -22,33 +14,6 @@ export type ArchivalPassageInput = {
   /** ISO 8601; the passage's creation time, for importing memories that are older than today. */
   created_at?: string | null | undefined;
 };
-
-/** An embedding provider's failure, as the client should see it. */
-function embeddingFailure(error: ModelCallError): AppError {
-  switch (error.kind) {
-    case 'not_configured':
-    case 'bad_request':
-    case 'context_overflow':
-      return new BadRequestError(error.message);
-    case 'authentication':
-      return new UnauthorizedError(error.message);
-    case 'rate_limit':
-      return new RateLimitedError(error.message);
-    case 'timeout':
-      return new UpstreamTimeoutError(error.message);
-    default:
-      return new UpstreamError(error.message);
-  }
-}
-
-/** Runs work that embeds text, turning a provider failure into an HTTP error. */
-export async function withEmbedding<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw error instanceof ModelCallError ? embeddingFailure(error) : error;
-  }
-}
 
 /** The system prompts of an archive's agents show its passage count and tags, so they are rebuilt when it changes. */
 export async function recompileArchiveAgents(trx: Knex, organizationId: string, archiveId: string): Promise<void> {
@@ -73,7 +38,7 @@ export async function insertPassages(
     if (createdAt && Number.isNaN(createdAt.getTime())) throw new UnprocessableError([...locOf(index), 'created_at'], 'Invalid ISO 8601 datetime');
     return { text: input.text, tags: input.tags ?? null, metadata: input.metadata ?? null, createdAt, createdById: ctx.userId };
   });
-  const prepared = await withEmbedding(() => deps.passages.prepare({ organizationId: ctx.organizationId, archive, passages }));
+  const prepared = await withProviderCalls(() => deps.passages.prepare({ organizationId: ctx.organizationId, archive, passages }));
   return deps.db.transaction(async (trx) => {
     const stored = await deps.passages.write(trx, prepared);
     await recompileArchiveAgents(trx, ctx.organizationId, archive.id);

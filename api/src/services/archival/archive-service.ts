@@ -7,7 +7,8 @@ import type { RequestContext } from '../../http/request-context.js';
 import { findAgent, loadAgentViews, type AgentInclude, type AgentView } from '../agents/agent-views.js';
 import { keysetPage, type PageRequest } from '../agents/keyset-page.js';
 import type { ModelService } from '../models/model-service.js';
-import { insertPassages, recompileArchiveAgents, searchBounds, withEmbedding, type ArchivalPassageInput } from './archival-support.js';
+import { insertPassages, recompileArchiveAgents, searchBounds, type ArchivalPassageInput } from './archival-support.js';
+import { withProviderCalls } from '../providers/model-call-failure.js';
 
 export type CreateArchiveInput = {
   name: string;
@@ -176,7 +177,7 @@ export function createArchiveService(deps: ArchiveServiceDeps) {
       const filter = { tags: input.tags, tagMatchMode: input.tag_match_mode, start, end };
       if (input.query) {
         const query = input.query;
-        return withEmbedding(() =>
+        return withProviderCalls(() =>
           passages.search({ organizationId: ctx.organizationId, archives, query, mode: 'hybrid', limit: input.limit, ...filter }),
         );
       }

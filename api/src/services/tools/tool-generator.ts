@@ -1,18 +1,11 @@
-import type { ModelRequest, ModelTurn, ToolDefinition } from '@engram/core';
+import type { ModelRequest, ToolDefinition } from '@engram/core';
 import { Tool, newId, type ToolJsonSchema } from '@engram/db';
 import { createModelClient } from '@engram/activities/llm/client';
-import { ModelCallError } from '@engram/activities/llm/errors';
 import { BASE_PROVIDER_ENV, type BaseProviderConfig } from '@engram/activities/llm/provider-config';
 import { resolveProviderForModel } from '@engram/activities/llm/resolve';
-import {
-  BadRequestError,
-  RateLimitedError,
-  UnauthorizedError,
-  UpstreamError,
-  UpstreamTimeoutError,
-  type AppError,
-} from '../../errors.js';
+import { BadRequestError, UpstreamError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
+import { withProviderCalls } from '../providers/model-call-failure.js';
 import type { ModelService } from '../models/model-service.js';
 import type { ProviderConnection, ProviderService } from '../providers/provider-service.js';
 import { generatePythonSchema } from './python-schema.js';
@@ -79,23 +72,6 @@ function asBaseProvider(connection: ProviderConnection): BaseProviderConfig[] {
   return baseUrl ? [{ name: connection.name, providerType: connection.providerType, apiKey: connection.apiKey, baseUrl }] : [];
 }
 
-function modelFailure(error: ModelCallError): AppError {
-  switch (error.kind) {
-    case 'not_configured':
-    case 'bad_request':
-    case 'context_overflow':
-      return new BadRequestError(error.message);
-    case 'authentication':
-      return new UnauthorizedError(error.message);
-    case 'rate_limit':
-      return new RateLimitedError(error.message);
-    case 'timeout':
-      return new UpstreamTimeoutError(error.message);
-    default:
-      return new UpstreamError(error.message);
-  }
-}
-
 export type ToolGeneratorDeps = {
   models: Pick<ModelService, 'resolveLlmConfig'>;
   providers: Pick<ProviderService, 'connections'>;
@@ -117,13 +93,10 @@ export function createToolGenerator(deps: ToolGeneratorDeps) {
         parallelToolCalls: false,
         stream: false,
       };
-      let turn: ModelTurn;
-      try {
-        const provider = resolveProviderForModel(settings, (await deps.providers.connections(ctx)).flatMap(asBaseProvider));
-        turn = await createModelClient(provider).complete(request, { signal: AbortSignal.timeout(GENERATION_TIMEOUT_MS) });
-      } catch (error) {
-        throw error instanceof ModelCallError ? modelFailure(error) : error;
-      }
+      const connections = (await deps.providers.connections(ctx)).flatMap(asBaseProvider);
+      const turn = await withProviderCalls(() =>
+        createModelClient(resolveProviderForModel(settings, connections)).complete(request, { signal: AbortSignal.timeout(GENERATION_TIMEOUT_MS) }),
+      );
 
       const call = turn.toolCalls.find((candidate) => candidate.name === GENERATE_TOOL.name);
       const args = call ? parseJson(call.arguments, isObject, {}) : {};
