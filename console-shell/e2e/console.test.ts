@@ -332,7 +332,7 @@ describe('the console', () => {
     await page.getByRole('option', { name: 'support' }).click();
     await page.keyboard.press('Escape');
     await poll(() => page.getByTestId('agent-row').count()).toBe(1);
-    expect(await page.getByText('1 agent in Support bots').isVisible()).toBe(true);
+    await poll(() => page.getByText('1 agent in Support bots').isVisible()).toBe(true);
     await screenshots(page, '14-agents-list');
 
     expect(errors).toEqual([]);
