@@ -48,7 +48,9 @@ export async function startAdeHarness(options: AdeHarnessOptions): Promise<AdeHa
   const model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
   const stack = await startTestStack({ baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }] });
   const browser: Browser = await launchChromium();
-  const context = await browser.newContext({ viewport: DESKTOP, baseURL: stack.baseUrl });
+  // Without motion a click never lands on a panel still opening (a busy machine can pause an animation long
+  // enough for it to look settled).
+  const context = await browser.newContext({ viewport: DESKTOP, baseURL: stack.baseUrl, reducedMotion: 'reduce' });
 
   expect((await context.request.post('/api/user/new', { data: options.account })).status()).toBe(201);
   const project = (await (await context.request.post('/api/projects', { data: { name: options.projectName } })).json()) as { id: string; slug: string };

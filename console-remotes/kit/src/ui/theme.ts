@@ -13,4 +13,6 @@ export const consoleTheme = createTheme({
   fontFamilyMonospace: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
   headings: { fontWeight: '650' },
   cursorType: 'pointer',
+  // People who ask their system for less motion get panels that open at once.
+  respectReducedMotion: true,
 });
