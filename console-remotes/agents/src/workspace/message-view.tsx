@@ -26,7 +26,11 @@ import {
   IconTool,
   IconX,
 } from '@tabler/icons-react';
+import { useRunUsage } from '../queries.js';
 import { messageText, type Entry } from './transcript.js';
+
+/** Long lines (a tool's JSON, a stack trace) wrap inside the chat column instead of scrolling it sideways. */
+const WRAPPED_CODE = { whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' } as const;
 
 function prettyJson(text: string | undefined): string {
   if (!text) return '';
@@ -113,7 +117,7 @@ function ToolCallCard({ message }: { message: WireMessage }) {
           </Group>
         </UnstyledButton>
         <Collapse expanded={open}>
-          <Code block mt="xs" fz="xs">
+          <Code block mt="xs" fz="xs" style={WRAPPED_CODE}>
             {prettyJson(call?.arguments) || '{}'}
           </Code>
         </Collapse>
@@ -139,7 +143,7 @@ function ToolReturnCard({ message }: { message: WireMessage }) {
           </Group>
         </UnstyledButton>
         <Collapse expanded={open}>
-          <Code block mt="xs" fz="xs" style={{ maxHeight: 260, overflow: 'auto' }}>
+          <Code block mt="xs" fz="xs" style={{ ...WRAPPED_CODE, maxHeight: 260, overflowY: 'auto' }} data-testid="tool-return-output">
             {prettyJson(output)}
           </Code>
         </Collapse>
@@ -182,7 +186,7 @@ function ApprovalCard({
               </Text>
             </Text>
           </Group>
-          <Code block fz="xs">
+          <Code block fz="xs" style={WRAPPED_CODE}>
             {prettyJson(call?.arguments) || '{}'}
           </Code>
           {pending ? (
@@ -236,6 +240,32 @@ function ApprovalResponse({ message }: { message: WireMessage }) {
   );
 }
 
+/**
+ * Where a turn ended and what it took: steps and tokens come with the stream's usage frame, and after a
+ * reload (history has no usage frames) from the run's record.
+ */
+function TurnFooter({ entry, latest }: { entry: Extract<Entry, { kind: 'stop' }>; latest: boolean }) {
+  const format = useFormatters();
+  const recorded = useRunUsage(entry.runId, entry.usage === null);
+  const usage = entry.usage ?? (recorded.data ? { steps: recorded.data.step_count, totalTokens: recorded.data.total_tokens } : null);
+  const stop = STOP_LABELS[entry.stopReason] ?? { label: entry.stopReason, color: 'gray' };
+  const usageText = usage ? ` · ${usage.steps} step${usage.steps === 1 ? '' : 's'} · ${format.number(usage.totalTokens)} tokens` : '';
+  return (
+    <Divider
+      my={4}
+      labelPosition="center"
+      data-testid="stop-reason"
+      data-stop-reason={entry.stopReason}
+      label={
+        <Text size="xs" c={stop.color === 'gray' || !latest ? 'dimmed' : stop.color}>
+          {stop.label}
+          {usageText}
+        </Text>
+      }
+    />
+  );
+}
+
 export function EntryView({
   entry,
   live,
@@ -252,25 +282,7 @@ export function EntryView({
   busy: boolean;
   onAnswer: (toolCallId: string, approve: boolean, reason?: string) => void;
 }) {
-  const format = useFormatters();
-  if (entry.kind === 'stop') {
-    const stop = STOP_LABELS[entry.stopReason] ?? { label: entry.stopReason, color: 'gray' };
-    const usage = entry.usage ? ` · ${entry.usage.steps} step${entry.usage.steps === 1 ? '' : 's'} · ${format.number(entry.usage.totalTokens)} tokens` : '';
-    return (
-      <Divider
-        my={4}
-        labelPosition="center"
-        data-testid="stop-reason"
-        data-stop-reason={entry.stopReason}
-        label={
-          <Text size="xs" c={stop.color === 'gray' || !latest ? 'dimmed' : stop.color}>
-            {stop.label}
-            {usage}
-          </Text>
-        }
-      />
-    );
-  }
+  if (entry.kind === 'stop') return <TurnFooter entry={entry} latest={latest} />;
   if (entry.kind === 'error') {
     return (
       <AgentRow>
