@@ -204,6 +204,8 @@ async function main(): Promise<void> {
       TEMPORAL_ADDRESS: temporalAddress,
       ENGRAM_WORKFLOW_BUNDLE: bundlePath,
       ENGRAM_SECRET_KEY: secretKey,
+      // The console links each run to its workflow in the local dev server's Web UI.
+      ...(temporalConfig.address || process.env.TEMPORAL_UI_URL ? {} : { TEMPORAL_UI_URL: `http://127.0.0.1:${platform.TEMPORAL_UI_PORT}` }),
     };
     const worker: Managed = { name: 'worker', child: null, stopping: false };
     const api: Managed = { name: 'api', child: null, stopping: false };

@@ -66,7 +66,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     { prefix: '/v1' },
   );
-  await app.register(consoleRoutes(deps.services, { exposeDevelopmentOutbox: deps.config.exposeDevelopmentOutbox }), { prefix: '/api' });
+  const { exposeDevelopmentOutbox, temporalUi } = deps.config;
+  await app.register(consoleRoutes(deps.services, { exposeDevelopmentOutbox, temporalUi }), { prefix: '/api' });
   await app.register(consoleStatic());
   return app;
 }

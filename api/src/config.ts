@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError, firstIssueLine, withoutEmptyValues } from '@engram/temporal';
+import { ConfigError, firstIssueLine, parseTemporalConfig, withoutEmptyValues } from '@engram/temporal';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -17,6 +17,7 @@ export const ApiConfigSchema = z.object({
   ENGRAM_SUPPORT_CHAT_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   NODE_ENV: z.string().optional(),
   ENGRAM_DEVELOPMENT_OUTBOX: z.enum(['true', 'false']).optional(),
+  TEMPORAL_UI_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, like http://127.0.0.1:8233' }).optional(),
 });
 
 export type ApiConfig = {
@@ -40,6 +41,11 @@ export type ApiConfig = {
    * ENGRAM_DEVELOPMENT_OUTBOX=true|false decides either way.
    */
   exposeDevelopmentOutbox: boolean;
+  /**
+   * The Temporal Web UI where operators inspect a run's workflow (its id is the run id), and the namespace runs
+   * live in; the console links runs there. Null without TEMPORAL_UI_URL (`npm start` sets it for its dev server).
+   */
+  temporalUi: { url: string; namespace: string } | null;
 };
 
 export const ENGRAM_VERSION = '0.1.0';
@@ -60,5 +66,8 @@ export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
     exposeDevelopmentOutbox: parsed.data.ENGRAM_DEVELOPMENT_OUTBOX
       ? parsed.data.ENGRAM_DEVELOPMENT_OUTBOX === 'true'
       : parsed.data.NODE_ENV !== 'production',
+    temporalUi: parsed.data.TEMPORAL_UI_URL
+      ? { url: parsed.data.TEMPORAL_UI_URL.replace(/\/+$/, ''), namespace: parseTemporalConfig(env).namespace }
+      : null,
   };
 }

@@ -29,6 +29,8 @@ export type TestStackOptions = {
   /** Run a worker inside the test process (default). Tests that kill workers run their own processes. */
   inProcessWorker?: boolean;
   pingIntervalMs?: number;
+  /** Variables of the API's configuration (`parseApiConfig`), such as `TEMPORAL_UI_URL`. */
+  apiEnv?: NodeJS.ProcessEnv;
 };
 
 /**
@@ -45,7 +47,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   const notifications = await createNotificationHub({ databaseUrl: inject('databaseUrl') });
   const services = createServices({ db, temporal, taskQueue, secrets, baseProviders, notifications });
   const app = await buildApp({
-    config: { ...parseApiConfig({}), port: 0, logLevel: 'silent', streamPingIntervalMs: options.pingIntervalMs ?? 20_000 },
+    config: { ...parseApiConfig(options.apiEnv ?? {}), port: 0, logLevel: 'silent', streamPingIntervalMs: options.pingIntervalMs ?? 20_000 },
     services,
     logger: false,
   });

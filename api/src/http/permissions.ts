@@ -232,6 +232,8 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'DELETE /api/development-servers/:developmentServerId': needs(agents.update),
 
   'GET /api/feature-flags': MEMBER,
+  // The member's own permissions and where runs are inspected: what every member's console adapts to.
+  'GET /api/console-settings': MEMBER,
   // The layout is the member's own, so reading the agent is enough to keep one.
   'GET /api/ade-preferences/:agentId': needs(agents.read),
   'PUT /api/ade-preferences/:agentId': needs(agents.read),

@@ -128,6 +128,7 @@ describe('custom role', () => {
     // What is left to a member without permissions: their own account and who is in the organization.
     const open = walkableRoutes(stack.app).filter((route) => route.rule.kind === 'member').map((route) => `${route.method} ${route.url}`);
     expect(open.sort()).toEqual([
+      'GET /api/console-settings',
       'GET /api/feature-flags',
       'GET /api/organizations/self',
       'GET /api/organizations/self/members',

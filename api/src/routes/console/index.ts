@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { registerSessionAuth } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { apiKeyRoutes } from './api-keys.js';
+import { consoleSettingsRoutes, type ConsoleSettingsOptions } from './console-settings.js';
 import { developmentOutboxRoutes } from './development-outbox.js';
 import { developmentServerRoutes } from './development-servers.js';
 import { environmentVariableRoutes } from './environment-variables.js';
@@ -19,7 +20,7 @@ import { verificationRoutes } from './verification.js';
  * The console API (spec 000's "api base"), mounted at `/api`: signed in by session cookie, errors
  * as `{message, errorCode}`, access per `http/permissions.ts`.
  */
-export function consoleRoutes(services: AppServices, options: { exposeDevelopmentOutbox: boolean }): FastifyPluginAsync {
+export function consoleRoutes(services: AppServices, options: ConsoleSettingsOptions & { exposeDevelopmentOutbox: boolean }): FastifyPluginAsync {
   return async (app) => {
     await app.register(cookie);
     registerSessionAuth(app, { sessions: services.sessions });
@@ -34,6 +35,7 @@ export function consoleRoutes(services: AppServices, options: { exposeDevelopmen
     await app.register(environmentVariableRoutes(services));
     await app.register(developmentServerRoutes(services));
     await app.register(preferenceRoutes(services));
+    await app.register(consoleSettingsRoutes({ temporalUi: options.temporalUi }));
     if (options.exposeDevelopmentOutbox) await app.register(developmentOutboxRoutes(services));
   };
 }

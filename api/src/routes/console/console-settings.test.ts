@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, type TestStack } from '@engram/testing';
+import { ConsoleClient } from '@engram/testing/cookie-jar';
+import { parseApiConfig } from '../../config.js';
+import { ROLE_PERMISSIONS } from '../../http/permissions.js';
+import { inviteMember, signUp } from './console-test-support.js';
+
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await startTestStack({ inProcessWorker: false, apiEnv: { TEMPORAL_UI_URL: 'http://temporal-ui.internal:8233/', TEMPORAL_NAMESPACE: 'engram-runs' } });
+});
+
+afterAll(() => stack?.stop());
+
+describe('TEMPORAL_UI_URL', () => {
+  it('is unset by default, loses a trailing slash, comes with the Temporal namespace, and must be an http(s) URL', () => {
+    expect(parseApiConfig({}).temporalUi).toBeNull();
+    expect(parseApiConfig({ TEMPORAL_UI_URL: 'https://temporal.example.com/ui/' }).temporalUi).toEqual({
+      url: 'https://temporal.example.com/ui',
+      namespace: 'default',
+    });
+    expect(parseApiConfig({ TEMPORAL_UI_URL: 'http://127.0.0.1:8233', TEMPORAL_NAMESPACE: 'prod' }).temporalUi).toEqual({
+      url: 'http://127.0.0.1:8233',
+      namespace: 'prod',
+    });
+    expect(() => parseApiConfig({ TEMPORAL_UI_URL: 'temporal-ui:8233' })).toThrow(/^TEMPORAL_UI_URL: /);
+  });
+});
+
+describe('GET /api/console-settings', () => {
+  it("answers the Temporal UI and the member's role with exactly the permissions it holds", async () => {
+    const admin = await signUp(stack, { name: 'Admin' });
+    const analyst = await inviteMember(stack, admin, 'analyst');
+
+    const forAdmin = await admin.client.get('/console-settings');
+    expect(forAdmin.status).toBe(200);
+    expect(forAdmin.body).toEqual({
+      temporalUi: { url: 'http://temporal-ui.internal:8233', namespace: 'engram-runs' },
+      member: { role: 'admin', permissions: [...ROLE_PERMISSIONS.admin].sort() },
+    });
+
+    const forAnalyst = await analyst.client.get('/console-settings');
+    expect(forAnalyst.body.member.role).toBe('analyst');
+    expect(forAnalyst.body.member.permissions).toContain('read_agents');
+    expect(forAnalyst.body.member.permissions).toContain('message_agents');
+    expect(forAnalyst.body.member.permissions).not.toContain('update_agents');
+    expect(forAnalyst.body.member.permissions).not.toContain('delete_agents');
+
+    expect((await new ConsoleClient(stack.baseUrl).get('/console-settings')).status).toBe(401);
+  });
+});
