@@ -74,7 +74,7 @@ function ResultView({ result }: { result: ToolExecutionResult }) {
         <Badge size="sm" variant="light" color={result.status === 'success' ? 'teal' : 'red'} w="fit-content">
           {result.status === 'success' ? 'Succeeded' : 'Failed'}
         </Badge>
-        <Output label="Returned" text={returned ?? 'None'} />
+        <Output label={result.status === 'success' ? 'Returned' : 'Error'} text={returned ?? 'None'} />
         {stdout ? <Output label="stdout" text={stdout} /> : null}
         {stderr ? <Output label="stderr" text={stderr} /> : null}
       </Stack>
@@ -82,19 +82,21 @@ function ResultView({ result }: { result: ToolExecutionResult }) {
   );
 }
 
-/** Runs a tool with arguments typed into a form made from its parameters, and shows what it returned and printed. */
-export function ToolRunForm({ agentId, tool }: { agentId: string; tool: Tool }) {
-  const schema = tool.json_schema as ToolSchema;
+/**
+ * A form made from a tool's parameters: runs `run` with the arguments typed into it, and shows what the tool
+ * returned and printed. `label` names the form (for screen readers and tests).
+ */
+export function ToolArgumentsForm({ schema, label, run, disabled = false }: { schema: ToolSchema; label: string; run: (args: Record<string, unknown>) => Promise<ToolExecutionResult>; disabled?: boolean }) {
   const fields = useMemo(() => toolFields(schema), [schema]);
   const [values, setValues] = useState<FieldValues>(() => initialValues(schema, fields));
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const run = useMutation({ mutationFn: (args: Record<string, unknown>) => runAgentTool(agentId, tool.name, args) });
+  const execution = useMutation({ mutationFn: run });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const made = toolArguments(fields, values);
     setErrors(made.errors);
-    if (Object.keys(made.errors).length === 0) run.mutate(made.args);
+    if (Object.keys(made.errors).length === 0) execution.mutate(made.args);
   };
   const setValue = (name: string, value: FieldValues[string] | undefined) =>
     setValues((current) => {
@@ -105,7 +107,7 @@ export function ToolRunForm({ agentId, tool }: { agentId: string; tool: Tool }) 
     });
 
   return (
-    <Box component="form" onSubmit={submit} noValidate aria-label={`Run ${tool.name}`}>
+    <Box component="form" onSubmit={submit} noValidate aria-label={label}>
       <Stack gap="xs">
         {fields.length === 0 ? (
           <Text size="xs" c="dimmed">
@@ -115,13 +117,18 @@ export function ToolRunForm({ agentId, tool }: { agentId: string; tool: Tool }) 
           fields.map((field) => <FieldInput key={field.name} field={field} value={values[field.name]} error={errors[field.name]} onChange={(value) => setValue(field.name, value)} />)
         )}
         <Group justify="flex-end">
-          <Button type="submit" size="xs" leftSection={<IconPlayerPlay size={14} />} loading={run.isPending}>
+          <Button type="submit" size="xs" leftSection={<IconPlayerPlay size={14} />} loading={execution.isPending} disabled={disabled}>
             Run
           </Button>
         </Group>
-        {run.error ? <ErrorNotice error={run.error} title="The tool did not run" /> : null}
-        {run.data && !run.isPending ? <ResultView result={run.data} /> : null}
+        {execution.error ? <ErrorNotice error={execution.error} title="The tool did not run" /> : null}
+        {execution.data && !execution.isPending ? <ResultView result={execution.data} /> : null}
       </Stack>
     </Box>
   );
+}
+
+/** Runs one of the agent's tools as the agent would, with arguments typed into a form made from its parameters. */
+export function ToolRunForm({ agentId, tool }: { agentId: string; tool: Tool }) {
+  return <ToolArgumentsForm schema={tool.json_schema as ToolSchema} label={`Run ${tool.name}`} run={(args) => runAgentTool(agentId, tool.name, args)} />;
 }

@@ -16,9 +16,11 @@ import {
   type Tool,
 } from '@engram/console-kit';
 import { Collapse, Select, Switch } from '@engram/console-kit/widgets';
-import { IconPlayerPlay, IconPlugConnected, IconUnlink } from '@tabler/icons-react';
+import { IconCode, IconPencil, IconPlayerPlay, IconPlugConnected, IconPlus, IconUnlink } from '@tabler/icons-react';
+import { usePermissions } from '../access/use-permissions.js';
 import { canRunOnItsOwn } from '../ade-api.js';
 import { agentKeys, useAgentTools, useOrganizationTools } from '../queries.js';
+import { ToolEditorModal } from '../tools/tool-editor-modal.js';
 import { ToolRunForm } from './tool-run-form.js';
 
 /** The toggle writes a `requires_approval` tool rule on the agent; its presence is the state. */
@@ -26,11 +28,14 @@ function requiresApproval(agent: Agent, tool: Tool): boolean {
   return (agent.tool_rules ?? []).some((rule) => rule.type === 'requires_approval' && rule.tool_name === tool.name);
 }
 
-function ToolRow({ agent, tool }: { agent: Agent; tool: Tool }) {
+function ToolRow({ agent, tool, onEdit }: { agent: Agent; tool: Tool; onEdit: () => void }) {
   const v1 = useV1();
   const queryClient = useQueryClient();
+  const { can } = usePermissions();
   const [running, setRunning] = useState(false);
-  const runnable = canRunOnItsOwn(tool);
+  const changeable = can('changeAgent');
+  const runnable = changeable && canRunOnItsOwn(tool);
+  const editable = can('updateTool');
   const refresh = () =>
     Promise.all([
       queryClient.invalidateQueries({ queryKey: agentKeys.agent(v1, agent.id), exact: true }),
@@ -53,6 +58,13 @@ function ToolRow({ agent, tool }: { agent: Agent; tool: Tool }) {
             <Badge size="xs" variant="default" tt="none">
               {tool.tool_type.replace(/^letta_/, '')}
             </Badge>
+            {tool.tool_type === 'custom' ? (
+              <Tooltip label={editable ? 'Edit the source' : 'Read the source'}>
+                <ActionIcon size="sm" variant="subtle" onClick={onEdit} aria-label={`${editable ? 'Edit' : 'Read'} ${tool.name}`}>
+                  {editable ? <IconPencil size={14} /> : <IconCode size={14} />}
+                </ActionIcon>
+              </Tooltip>
+            ) : null}
             {runnable ? (
               <Tooltip label={running ? 'Close' : 'Try it with arguments'}>
                 <ActionIcon
@@ -66,11 +78,13 @@ function ToolRow({ agent, tool }: { agent: Agent; tool: Tool }) {
                 </ActionIcon>
               </Tooltip>
             ) : null}
-            <Tooltip label="Detach from this agent">
-              <ActionIcon size="sm" variant="subtle" color="red" loading={detach.isPending} onClick={() => detach.mutate()} aria-label={`Detach ${tool.name}`}>
-                <IconUnlink size={14} />
-              </ActionIcon>
-            </Tooltip>
+            {changeable ? (
+              <Tooltip label="Detach from this agent">
+                <ActionIcon size="sm" variant="subtle" color="red" loading={detach.isPending} onClick={() => detach.mutate()} aria-label={`Detach ${tool.name}`}>
+                  <IconUnlink size={14} />
+                </ActionIcon>
+              </Tooltip>
+            ) : null}
           </Group>
         </Group>
         {tool.description ? (
@@ -82,6 +96,7 @@ function ToolRow({ agent, tool }: { agent: Agent; tool: Tool }) {
           size="xs"
           label="Requires approval"
           checked={required}
+          disabled={!changeable}
           onChange={(event) => {
             const wanted = event.currentTarget.checked;
             setRequested(wanted);
@@ -102,12 +117,18 @@ function ToolRow({ agent, tool }: { agent: Agent; tool: Tool }) {
   );
 }
 
-/** The agent's tools: attach, detach, whether each needs a human's approval before it runs, and trying one out. */
+/**
+ * The agent's tools: attach, detach, whether each needs a human's approval before it runs, and trying one
+ * out; writing a new custom tool (attached once created) or editing one in the tool editor.
+ */
 export function ToolsPanel({ agent }: { agent: Agent }) {
   const v1 = useV1();
   const queryClient = useQueryClient();
+  const { can } = usePermissions();
   const tools = useAgentTools(agent.id);
   const [picking, setPicking] = useState(false);
+  // `null`: a new tool; undefined: the editor is closed.
+  const [editing, setEditing] = useState<string | null | undefined>(undefined);
   const all = useOrganizationTools(picking);
   const attach = useMutation({
     mutationFn: (toolId: string) => v1.attachTool(agent.id, toolId),
@@ -140,9 +161,18 @@ export function ToolsPanel({ agent }: { agent: Agent }) {
           </Button>
         </Group>
       ) : (
-        <Button size="xs" variant="light" leftSection={<IconPlugConnected size={14} />} onClick={() => setPicking(true)} w="fit-content">
-          Attach a tool
-        </Button>
+        <Group gap="xs">
+          {can('changeAgent') ? (
+            <Button size="xs" variant="light" leftSection={<IconPlugConnected size={14} />} onClick={() => setPicking(true)}>
+              Attach a tool
+            </Button>
+          ) : null}
+          {can('createTool') && can('changeAgent') ? (
+            <Button size="xs" variant="default" leftSection={<IconPlus size={14} />} onClick={() => setEditing(null)}>
+              New tool
+            </Button>
+          ) : null}
+        </Group>
       )}
       {attach.error ? <ErrorNotice error={attach.error} title="The tool was not attached" /> : null}
       {tools.data.length === 0 ? (
@@ -150,8 +180,9 @@ export function ToolsPanel({ agent }: { agent: Agent }) {
           No tools attached.
         </Text>
       ) : (
-        tools.data.map((tool) => <ToolRow key={tool.id} agent={agent} tool={tool} />)
+        tools.data.map((tool) => <ToolRow key={tool.id} agent={agent} tool={tool} onEdit={() => setEditing(tool.id)} />)
       )}
+      {editing !== undefined ? <ToolEditorModal agentId={agent.id} toolId={editing} onClose={() => setEditing(undefined)} /> : null}
     </Stack>
   );
 }

@@ -1,0 +1,35 @@
+import { Button, Group, Outlet, RouterNavLink, ScrollArea } from '@engram/console-kit';
+import { IconBox, IconId, IconKey, IconPlug, IconRobot, IconTool, type Icon } from '@tabler/icons-react';
+
+/** The screens of this remote besides the agent workspace; the shell's navigation has one entry for all of them. */
+const SECTIONS: Array<{ to: string; label: string; icon: Icon }> = [
+  { to: '.', label: 'Agents', icon: IconRobot },
+  { to: 'tools', label: 'Tools', icon: IconTool },
+  { to: 'mcp-servers', label: 'MCP servers', icon: IconPlug },
+  { to: 'providers', label: 'Providers', icon: IconKey },
+  { to: 'identities', label: 'Identities', icon: IconId },
+  { to: 'sandbox', label: 'Sandbox', icon: IconBox },
+];
+
+/** A row of links between the sections above the routed screen. */
+export function SectionLayout() {
+  return (
+    <>
+      <ScrollArea type="never" mb="md">
+        <Group component="nav" aria-label="Agent platform" gap={4} wrap="nowrap">
+          {SECTIONS.map(({ to, label, icon: SectionIcon }) => (
+            // `end` for the agents list only: every other section keeps its link lit on its detail screens.
+            <RouterNavLink key={to} to={to} end={to === '.'} style={{ textDecoration: 'none' }}>
+              {({ isActive }) => (
+                <Button component="span" size="xs" radius="md" variant={isActive ? 'light' : 'subtle'} color={isActive ? undefined : 'gray'} leftSection={<SectionIcon size={15} />}>
+                  {label}
+                </Button>
+              )}
+            </RouterNavLink>
+          ))}
+        </Group>
+      </ScrollArea>
+      <Outlet />
+    </>
+  );
+}
