@@ -10,6 +10,8 @@ import { CONSOLE_CONTENT_SECURITY_POLICY, consoleStatic } from '@engram/api/http
 
 let scratch: string;
 let app: FastifyInstance;
+/** What the app logged at warn level or above: a console page load should log nothing. */
+const logged: string[] = [];
 
 function write(file: string, content: string) {
   mkdirSync(path.dirname(file), { recursive: true });
@@ -29,7 +31,7 @@ beforeAll(async () => {
   write(path.join(scratch, 'remotes/half-built/dist/console-remote.json'), '{}');
   write(path.join(scratch, 'secret.txt'), 'not for the web');
 
-  app = Fastify({ logger: false });
+  app = Fastify({ logger: { level: 'warn', stream: { write: (line: string) => logged.push(line) } } });
   app.get('/v1/health/', async () => ({ ok: true }));
   await app.register(consoleStatic({ shellDir: shell, remotesDir: path.join(scratch, 'remotes') }));
   await app.ready();
@@ -96,6 +98,14 @@ describe('the console static route', () => {
     expect(Object.fromEntries(policy)).toMatchObject({ 'script-src': "'self'", 'connect-src': "'self'", 'frame-ancestors': "'none'", 'object-src': "'none'" });
     expect((await app.inject({ url: '/v1/health/' })).headers['content-security-policy']).toBeUndefined();
     await bare.close();
+  });
+
+  it('answers every page, file and miss once, so Fastify warns of no reply sent twice', async () => {
+    const urls = ['/', '/projects/default/agents', '/console/shell/main.0123abcd.js', '/console/remotes/agents/remoteEntry.js', '/console/remotes.json', '/console/shell/missing.js', '/favicon.ico'];
+    for (const url of urls) await app.inject({ url, headers: { 'accept-encoding': 'gzip' } });
+    // A second send comes after the first response has ended: give it that turn of the event loop.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(logged).toEqual([]);
   });
 
   it('answers a clear page when the console is not built', async () => {

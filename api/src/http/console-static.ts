@@ -81,21 +81,27 @@ function builtRemotes(remotesDir: string): Array<RemoteDescriptor & { folder: st
   return remotes;
 }
 
-async function sendFile(request: FastifyRequest, reply: FastifyReply, file: string | null, cacheable: boolean): Promise<FastifyReply | null> {
-  if (!file) return null;
+/**
+ * Sends the file and answers true, or answers false when there is no such file. It answers a boolean, not the
+ * reply: a Fastify reply is thenable, so an async function returning it would wait for the response to end and
+ * resolve to undefined, and the caller would then send a second answer ("Reply was already sent").
+ */
+async function sendFile(request: FastifyRequest, reply: FastifyReply, file: string | null, cacheable: boolean): Promise<boolean> {
+  if (!file) return false;
   const info = await stat(file).catch(() => null);
-  if (!info?.isFile()) return null;
+  if (!info?.isFile()) return false;
   const contentType = CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream';
   const acceptsGzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
   const gzipped = acceptsGzip ? await readFile(`${file}.gz`).catch(() => null) : null;
   const body = gzipped ?? (await readFile(file).catch(() => null));
-  if (!body) return null;
+  if (!body) return false;
   reply
     .header('content-type', contentType)
     .header('cache-control', cacheable && HASHED.test(file) ? 'public, max-age=31536000, immutable' : 'no-cache')
     .header('vary', 'accept-encoding');
   if (gzipped) reply.header('content-encoding', 'gzip');
-  return reply.send(body);
+  reply.send(body);
+  return true;
 }
 
 const NOT_BUILT_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Engram console</title></head>
@@ -125,8 +131,7 @@ export function consoleStatic(options: ConsoleStaticOptions = {}): FastifyPlugin
     });
 
     async function sendShellPage(request: FastifyRequest, reply: FastifyReply) {
-      const sent = await sendFile(request, reply, path.join(shellDir, 'index.html'), false);
-      if (sent) return sent;
+      if (await sendFile(request, reply, path.join(shellDir, 'index.html'), false)) return reply;
       return reply.code(503).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-cache').send(NOT_BUILT_PAGE);
     }
 
@@ -140,14 +145,14 @@ export function consoleStatic(options: ConsoleStaticOptions = {}): FastifyPlugin
 
     app.get('/console/shell/*', route, async (request, reply) => {
       const relative = (request.params as { '*': string })['*'];
-      return (await sendFile(request, reply, within(shellDir, relative), true)) ?? reply.callNotFound();
+      return (await sendFile(request, reply, within(shellDir, relative), true)) ? reply : reply.callNotFound();
     });
 
     app.get('/console/remotes/:remote/*', route, async (request, reply) => {
       const params = request.params as { remote: string; '*': string };
       const remoteDist = within(remotesDir, path.posix.join(params.remote, 'dist'));
       if (!remoteDist || params.remote.includes('/') || params.remote.startsWith('.')) return reply.callNotFound();
-      return (await sendFile(request, reply, within(remoteDist, params['*']), true)) ?? reply.callNotFound();
+      return (await sendFile(request, reply, within(remoteDist, params['*']), true)) ? reply : reply.callNotFound();
     });
 
     app.get('/', route, sendShellPage);
@@ -163,7 +168,7 @@ export function consoleStatic(options: ConsoleStaticOptions = {}): FastifyPlugin
         } catch {
           return reply.callNotFound();
         }
-        return (await sendFile(request, reply, within(shellDir, decoded), false)) ?? reply.callNotFound();
+        return (await sendFile(request, reply, within(shellDir, decoded), false)) ? reply : reply.callNotFound();
       }
       return sendShellPage(request, reply);
     });
