@@ -1,13 +1,14 @@
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { Runtime } from '@temporalio/worker';
 import { createDatabase, createSecretBox } from '@engram/db';
-import { parseBaseProviders } from '@engram/activities/llm/index';
+import { parseBaseProviders } from '@engram/integrations/llm';
 import { parseTemporalConfig, ConfigError } from './config.js';
 import { DEFAULT_BUNDLE_PATH } from './bundle.js';
 import { createWorker } from './worker.js';
+import { createWorkerLogger } from './worker-log.js';
 
 /** Worker process entry: the API and this process share only PostgreSQL and Temporal. */
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({ logger: createWorkerLogger({ logLevel: process.env.LOG_LEVEL, write: (text) => process.stderr.write(text) }) });
   const temporal = parseTemporalConfig(process.env);
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) throw new ConfigError('DATABASE_URL: required by the worker');
