@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/cookie';
+import type { Role } from '@engram/db';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import type { Delegation } from '../services/access-tokens/delegation.js';
 import type { SessionService } from '../services/accounts/sessions.js';
-import type { ApiKeyService } from '../services/tenancy/api-keys.js';
 import type { TenantGuard } from '../services/tenancy/tenant-guard.js';
+import { assertDelegationAllows } from './agent-access-scopes.js';
 import { accessRuleFor, effectivePermissions, missingPermissions, UNMAPPED, type Access, type AccessRule } from './permissions.js';
 import type { RequestContext } from './request-context.js';
 
@@ -18,6 +20,8 @@ declare module 'fastify' {
     /** Who is acting and what they may do; set by API-key or session authentication. */
     access: Access | null;
     account: SignedInAccount | null;
+    /** Set when a delegated token (client-side or OAuth) acts: it reaches only what its scopes allow. */
+    delegation: Delegation | null;
   }
   interface FastifyInstance {
     /** Every route of the app with its access rule, in registration order. */
@@ -43,17 +47,34 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
  */
 export const CONSOLE_REQUEST_HEADER = 'x-engram-console';
 
+/** Who a bearer token acts as: a member of an organization, perhaps only within delegated scopes. */
+export type BearerPrincipal = {
+  organizationId: string;
+  userId: string;
+  role: Role;
+  customPermissions: string[];
+  isPlatformAdmin: boolean;
+  /** Absent for API keys, which act with their creator's whole role. */
+  delegation?: Delegation;
+  /** The only browser origin the token may be sent from (client-side access tokens). */
+  origin?: string;
+};
+
+/** One kind of bearer token: null when the token is not one of its own, or not (or no longer) valid. */
+export type BearerTokenAuthenticator = { authenticate(token: string): Promise<BearerPrincipal | null> };
+
 /**
- * Resolves `Authorization: Bearer <key>` into `request.ctx` for every route of the scope; the
- * console, same-origin, may use its session cookie instead (see CONSOLE_REQUEST_HEADER).
+ * Resolves `Authorization: Bearer <token>` into `request.ctx` for every route of the scope, trying each
+ * kind of token in turn (API keys, client-side access tokens, OAuth access tokens); the console,
+ * same-origin, may use its session cookie instead (see CONSOLE_REQUEST_HEADER).
  */
 export function registerApiKeyAuth(
   app: FastifyInstance,
-  deps: { apiKeys: Pick<ApiKeyService, 'authenticate'>; sessions: Pick<SessionService, 'authenticate'> },
+  deps: { bearerTokens: readonly BearerTokenAuthenticator[]; sessions: Pick<SessionService, 'authenticate'> },
 ): void {
   app.decorateRequest('ctx', null);
   app.decorateRequest('account', null);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const token = bearerToken(request);
     if (token === undefined && request.headers[CONSOLE_REQUEST_HEADER] && request.cookies[SESSION_COOKIE]) {
       const signedIn = await deps.sessions.authenticate(request.cookies[SESSION_COOKIE]);
@@ -63,8 +84,17 @@ export function registerApiKeyAuth(
     }
     if (token === undefined && request.routeOptions.config.public) return;
     if (!token) throw new UnauthorizedError();
-    const principal = await deps.apiKeys.authenticate(token);
+    let principal: BearerPrincipal | null = null;
+    for (const kind of deps.bearerTokens) {
+      principal = await kind.authenticate(token);
+      if (principal) break;
+    }
     if (!principal) throw new UnauthorizedError();
+    if (principal.origin !== undefined) {
+      // A browser always sends Origin on cross-origin calls; anything else is not the app the token was made for.
+      if (request.headers.origin !== principal.origin) throw new ForbiddenError(`This token can only be used from ${principal.origin}`);
+      reply.header('access-control-allow-origin', principal.origin).header('vary', 'Origin');
+    }
     const ctx: RequestContext = {
       organizationId: principal.organizationId,
       userId: principal.userId,
@@ -79,6 +109,7 @@ export function registerApiKeyAuth(
       permissions: effectivePermissions(principal.role, principal.customPermissions),
       isPlatformAdmin: principal.isPlatformAdmin,
     };
+    request.delegation = principal.delegation ?? null;
   });
 }
 
@@ -151,6 +182,7 @@ export function registerAccessControl(app: FastifyInstance, deps: { tenantGuard:
   const routes: RouteAccess[] = [];
   const rules = new Map<string, AccessRule>();
   app.decorateRequest('access', null);
+  app.decorateRequest('delegation', null);
   app.decorate('routeAccess', routes);
 
   app.addHook('onRoute', (route) => {
@@ -168,6 +200,8 @@ export function registerAccessControl(app: FastifyInstance, deps: { tenantGuard:
     if (rule.kind === 'public') return;
     const access = request.access;
     if (!access) throw new UnauthorizedError();
+    // Before any other rule: a delegated token never reaches past its scopes, whoever its user is.
+    if (request.delegation) assertDelegationAllows(request.delegation, request.method, url, request.params as Record<string, unknown>);
     if (rule.kind === 'account') return;
     if (rule.kind === 'platform_admin') {
       if (!access.isPlatformAdmin) throw new ForbiddenError('Only platform administrators can do this');

@@ -33,6 +33,7 @@ import { createAgentToolRunService } from './agents/agent-tool-run-service.js';
 import { createExecuteTool } from '@engram/activities/tools/execute-tool';
 import { createFolderService } from './folders/folder-service.js';
 import { createAgentFolderService } from './agents/agent-folders-service.js';
+import { createClientSideAccessTokenService } from './access-tokens/client-side-access-tokens.js';
 
 /** A model provider configured by the operator through environment variables. */
 export type BaseProvider = { name: string; providerType: string; apiKey: string | null; baseUrl: string };
@@ -119,6 +120,7 @@ export function createServices(deps: ServiceDeps) {
     agentToolRuns,
     folders,
     agentFolders,
+    clientSideAccessTokens: createClientSideAccessTokenService({ db: deps.db }),
   };
 }
 

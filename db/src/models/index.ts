@@ -13,6 +13,13 @@ export { DevelopmentServer } from './development-server.js';
 export { AdePreference } from './ade-preference.js';
 export { Project } from './project.js';
 export { ApiKey } from './api-key.js';
+export {
+  ClientSideAccessToken,
+  AGENT_ACCESS_SCOPES,
+  newClientSideAccessTokenId,
+  type AgentAccessScope,
+  type AgentAccessGrant,
+} from './client-side-access-token.js';
 export { Agent, type LlmConfig, type EmbeddingConfig, type ToolRule } from './agent.js';
 export { Block, AgentBlock } from './block.js';
 export { Identity, IdentityAgent, IdentityBlock, type IdentityType, type IdentityProperty } from './identity.js';

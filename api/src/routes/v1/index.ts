@@ -24,6 +24,7 @@ import { archivalMemoryRoutes } from './agents/archival-memory.js';
 import { messageSearchRoutes } from './agents/message-search.js';
 import { folderRoutes } from './folders.js';
 import { sourceRoutes } from './sources.js';
+import { clientSideAccessTokenRoutes } from './client-side-access-tokens.js';
 
 /** The `/v1` agent API: every route below is authenticated by API key and scoped to its organization. */
 export type V1Settings = { version: string; pingIntervalMs: number; pollIntervalMs: number; maxUploadBytes: number };
@@ -31,7 +32,7 @@ export type V1Settings = { version: string; pingIntervalMs: number; pollInterval
 export function v1Routes(services: AppServices, deps: V1Settings): FastifyPluginAsync {
   return async (app) => {
     await app.register(cookie);
-    registerApiKeyAuth(app, { apiKeys: services.apiKeys, sessions: services.sessions });
+    registerApiKeyAuth(app, { bearerTokens: [services.apiKeys, services.clientSideAccessTokens], sessions: services.sessions });
     await app.register(healthRoutes(deps));
     await app.register(messageRoutes(services, deps));
     await app.register(messageHistoryRoutes(services));
@@ -54,5 +55,6 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     await app.register(messageSearchRoutes(services));
     await app.register(folderRoutes(services, deps));
     await app.register(sourceRoutes(services, deps));
+    await app.register(clientSideAccessTokenRoutes(services));
   };
 }
