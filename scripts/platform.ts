@@ -233,6 +233,9 @@ async function main(): Promise<void> {
     if (!temporalConfig.address) log(`  Temporal UI: http://127.0.0.1:${platform.TEMPORAL_UI_PORT}`);
     log(`  API key:    ${key ?? '(the key printed on first start; not stored here)'}  (also in ${credentialsFile})`);
     log(`  try: curl -H "Authorization: Bearer ${key ?? '<key>'}" ${baseUrl}/v1/health/`);
+    if (await organizations.firstStartAdminUnclaimed()) {
+      log(`Sign up at ${baseUrl}/signup — the first account becomes the admin of this organization (its agents and this key).`);
+    }
     log('Press Ctrl-C to stop.');
   } catch (error) {
     const message =

@@ -8,6 +8,7 @@ import * as mcp from './20261121060000_mcp.js';
 import * as accounts from './20261122000000_accounts.js';
 import * as folders from './20261123000000_folders.js';
 import * as toolSchemaOrder from './20261124000000_tool_schema_order.js';
+import * as firstStartAdmin from './20261125000000_first_start_admin.js';
 import * as clientSideAccessTokens from './20261126000000_client_side_access_tokens.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
@@ -23,5 +24,6 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261122000000_accounts', accounts],
   ['20261123000000_folders', folders],
   ['20261124000000_tool_schema_order', toolSchemaOrder],
+  ['20261125000000_first_start_admin', firstStartAdmin],
   ['20261126000000_client_side_access_tokens', clientSideAccessTokens],
 ];

@@ -45,4 +45,6 @@ export class User extends BaseModel {
   declare onboardingStatus: OnboardingStatus | null;
   declare onboardingAnswers: { reasons: string[]; useCases: string[] } | null;
   declare marketingConsent: boolean;
+  /** The first-start admin until the first account to sign up takes it over (at most one user). */
+  declare claimableByFirstSignUp: boolean;
 }

@@ -79,6 +79,24 @@ export function createAccountService(deps: AccountServiceDeps) {
     }
   }
 
+  /**
+   * On a fresh install, the admin `npm start` created (no email, no password) becomes this account,
+   * keeping its organization, agents and API key. The conditional update is the race guard: a second
+   * sign-up waits for the first's row lock, then finds the user no longer claimable.
+   */
+  async function claimFirstStartAdmin(trx: Database, input: { email: string; name: string; passwordHash: string }): Promise<User | undefined> {
+    try {
+      const [claimed] = await User.query(trx)
+        .where({ claimableByFirstSignUp: true })
+        .patch({ email: input.email, name: input.name, passwordHash: input.passwordHash, claimableByFirstSignUp: false })
+        .returning('*');
+      return claimed;
+    } catch (error) {
+      if (error instanceof UniqueViolationError) throw badRequest('emailAlreadyTaken', 'Email already taken');
+      throw error;
+    }
+  }
+
   async function assertEmailFree(trx: Database, email: string): Promise<void> {
     // The spec's sign-up error says so in as many words; it is the one place an email's existence shows.
     if (await User.query(trx).findOne({ email })) throw badRequest('emailAlreadyTaken', 'Email already taken');
@@ -96,15 +114,19 @@ export function createAccountService(deps: AccountServiceDeps) {
   const allVerified = (user: User) => user.emailVerifiedAt !== null && user.phoneVerifiedAt !== null;
 
   return {
-    /** A new account with an organization of its own, signed in at once. */
+    /**
+     * A new account, signed in at once. The first one on a fresh install takes over the first-start
+     * admin and its organization; every other gets an organization of its own.
+     */
     async signUp(input: { email: string; name: string; password: string }, client: ClientInfo): Promise<IssuedSession> {
       const email = normalizeEmail(input.email);
       const passwordHash = await hashPassword(input.password);
       return db.transaction(async (trx) => {
         await assertEmailFree(trx, email);
-        const user = await insertUser(trx, { email, name: input.name, passwordHash, emailVerified: false });
+        const firstStartAdmin = await claimFirstStartAdmin(trx, { email, name: input.name, passwordHash });
+        const user = firstStartAdmin ?? (await insertUser(trx, { email, name: input.name, passwordHash, emailVerified: false }));
         await deps.invites.applyInviteRules(trx, { email, userId: user.id });
-        await addOrganizationForUser(trx, user.id, `${input.name}'s organization`);
+        if (!firstStartAdmin) await addOrganizationForUser(trx, user.id, `${input.name}'s organization`);
         return sessions.create({ userId: user.id, ...client }, trx);
       });
     },

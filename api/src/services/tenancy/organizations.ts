@@ -38,11 +38,19 @@ export function createOrganizationService(deps: { db: Database; apiKeys: Pick<Ap
   }
 
   return {
-    /** An organization with a new admin user (no password), its default project and first API key. */
-    async createWithAdmin(input: { name: string; adminName: string; adminEmail?: string }): Promise<CreatedTenant> {
+    /**
+     * An organization with a new admin user (no password), its default project and first API key.
+     * A claimable admin is taken over by the first account to sign up (accounts/account-service.ts).
+     */
+    async createWithAdmin(input: { name: string; adminName: string; adminEmail?: string; claimableByFirstSignUp?: boolean }): Promise<CreatedTenant> {
       const userId = newId('user');
       const created = await db.transaction(async (trx) => {
-        await User.query(trx).insert({ id: userId, name: input.adminName, email: input.adminEmail?.toLowerCase() ?? null });
+        await User.query(trx).insert({
+          id: userId,
+          name: input.adminName,
+          email: input.adminEmail?.toLowerCase() ?? null,
+          claimableByFirstSignUp: input.claimableByFirstSignUp ?? false,
+        });
         return addOrganizationForUser(trx, userId, input.name);
       });
       const apiKey = await deps.apiKeys.issue({ organizationId: created.organizationId, userId, name: 'default' });
@@ -54,11 +62,19 @@ export function createOrganizationService(deps: { db: Database; apiKeys: Pick<Ap
       return db.transaction((trx) => addOrganizationForUser(trx, userId, name));
     },
 
-    /** First start only: an empty database gets a default organization so the API is usable at once. */
+    /**
+     * First start only: an empty database gets a default organization so the API is usable at once.
+     * Its admin has no way to sign in, so the first account to sign up becomes that admin.
+     */
     async bootstrapIfEmpty(): Promise<CreatedTenant | null> {
       const existing = await Organization.query(db).first();
       if (existing) return null;
-      return this.createWithAdmin({ name: 'Default Organization', adminName: 'admin' });
+      return this.createWithAdmin({ name: 'Default Organization', adminName: 'admin', claimableByFirstSignUp: true });
+    },
+
+    /** Whether the first-start admin still waits for the first sign-up to take it over. */
+    async firstStartAdminUnclaimed(): Promise<boolean> {
+      return (await User.query(db).findOne({ claimableByFirstSignUp: true })) !== undefined;
     },
 
     get: find,
