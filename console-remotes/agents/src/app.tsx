@@ -1,6 +1,8 @@
 import { Route, Routes } from '@engram/console-kit';
 import { AgentsListPage } from './agents-list.js';
 import { CreateAgentPage } from './create-agent.js';
+import { McpServerPage } from './mcp/mcp-server-page.js';
+import { McpServersPage } from './mcp/mcp-servers-page.js';
 import { SectionLayout } from './section-layout.js';
 import { ToolPage } from './tools/tool-page.js';
 import { ToolsPage } from './tools/tools-page.js';
@@ -19,6 +21,8 @@ export default function AgentsApp() {
         <Route path="tools" element={<ToolsPage />} />
         <Route path="tools/new" element={<ToolPage />} />
         <Route path="tools/:toolId" element={<ToolPage />} />
+        <Route path="mcp-servers" element={<McpServersPage />} />
+        <Route path="mcp-servers/:serverId" element={<McpServerPage />} />
       </Route>
       <Route path="new" element={<CreateAgentPage />} />
       <Route path=":agentId" element={<AgentWorkspace />} />
