@@ -14,6 +14,12 @@ export const OnboardingStatusSchema = z.object({
   pausedAt: z.string().nullable(),
 });
 
+export const OnboardingProgressSchema = z.object({
+  doneSteps: z.array(OnboardingStepSchema),
+  projectSlug: z.string().nullable(),
+  agentId: z.string().nullable(),
+});
+
 /** The console's guided tour (spec 000 §4). */
 export function onboardingRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {

@@ -39,6 +39,7 @@ describe('sign-up', () => {
       createdAt: expect.any(String),
       hasCloudAccess: true,
       onboardingStatus: null,
+      onboardingProgress: { doneSteps: [], projectSlug: 'default-project', agentId: null },
     });
 
     const organizationId = self.body.activeOrganizationId;

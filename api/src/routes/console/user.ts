@@ -6,7 +6,7 @@ import { clearSessionCookie, requireAccount, SESSION_COOKIE, setSessionCookie } 
 import type { ClientInfo } from '../../services/accounts/account-service.js';
 import type { AppServices } from '../../services/index.js';
 import { iso, success, Success } from './schemas.js';
-import { OnboardingStatusSchema } from './onboarding.js';
+import { OnboardingProgressSchema, OnboardingStatusSchema } from './onboarding.js';
 
 const Password = z.string().min(8, 'Password must be at least 8 characters long').max(256);
 const Name = z.string().trim().min(1).max(100);
@@ -25,9 +25,11 @@ export const PublicUserSchema = z.object({
   createdAt: z.string(),
   hasCloudAccess: z.boolean(),
   onboardingStatus: OnboardingStatusSchema.nullable(),
+  /** What the active organization has done of the tour, whoever clicked what; null without one. */
+  onboardingProgress: OnboardingProgressSchema.nullable(),
 });
 
-function publicUser(user: User, activeOrganizationId: string | null): z.infer<typeof PublicUserSchema> {
+async function publicUser(services: AppServices, user: User, activeOrganizationId: string | null): Promise<z.infer<typeof PublicUserSchema>> {
   return {
     id: user.id,
     name: user.name,
@@ -43,6 +45,7 @@ function publicUser(user: User, activeOrganizationId: string | null): z.infer<ty
     // Self-hosted: every account reaches the platform without an access code.
     hasCloudAccess: true,
     onboardingStatus: user.onboardingStatus,
+    onboardingProgress: activeOrganizationId ? await services.onboarding.progress(activeOrganizationId) : null,
   };
 }
 
@@ -114,7 +117,7 @@ export function userRoutes(services: AppServices): FastifyPluginAsyncZod {
     app.get(
       '/user/self',
       { schema: { tags: ['console: user'], summary: 'The signed-in user', response: { 200: PublicUserSchema } } },
-      async (request) => publicUser(await services.accounts.get(requireAccount(request).userId), request.access?.organizationId ?? null),
+      async (request) => publicUser(services, await services.accounts.get(requireAccount(request).userId), request.access?.organizationId ?? null),
     );
 
     app.put(
@@ -127,7 +130,7 @@ export function userRoutes(services: AppServices): FastifyPluginAsyncZod {
         },
       },
       async (request) =>
-        publicUser(await services.accounts.update(requireAccount(request).userId, request.body), request.access?.organizationId ?? null),
+        publicUser(services, await services.accounts.update(requireAccount(request).userId, request.body), request.access?.organizationId ?? null),
     );
 
     app.delete(

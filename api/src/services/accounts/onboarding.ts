@@ -1,7 +1,17 @@
-import { User, type Database, type OnboardingStatus, type OnboardingStep } from '@engram/db';
+import { Agent, ApiKey, Project, Run, User, type Database, type OnboardingStatus, type OnboardingStep } from '@engram/db';
 import { NotFoundError } from '../../errors.js';
 
 const NOT_STARTED: OnboardingStatus = { claimedSteps: [], completedSteps: [], currentStep: null, pausedAt: null };
+
+/** What an organization has already done of the tour, read from its data rather than from clicks. */
+export type OnboardingProgress = {
+  /** `create_template` once it has an agent, `explore_ade` once an agent was sent a message, `deploy_agent` once it has an API key. */
+  doneSteps: OnboardingStep[];
+  /** Where its agents are made: the newest agent's project, else the default project. */
+  projectSlug: string | null;
+  /** Its newest agent, the one to talk to next. */
+  agentId: string | null;
+};
 
 /**
  * The console's guided tour. Moving to a step completes the one the user was on; a step's reward
@@ -22,6 +32,25 @@ export function createOnboardingService(deps: { db: Database }) {
     step && !steps.includes(step) ? [...steps, step] : steps;
 
   return {
+    async progress(organizationId: string): Promise<OnboardingProgress> {
+      const [newestAgent, firstRun, firstKey, defaultProject] = await Promise.all([
+        Agent.query(db).forOrg(organizationId).orderBy('createdAt', 'desc').orderBy('id', 'desc').select('id', 'projectId').first(),
+        Run.query(db).forOrg(organizationId).select('id').first(),
+        ApiKey.query(db).forOrg(organizationId).select('id').first(),
+        Project.query(db).forOrg(organizationId).findOne({ isDefault: true }).select('id', 'slug'),
+      ]);
+      const agentProject = newestAgent?.projectId ? await Project.query(db).forOrg(organizationId).findById(newestAgent.projectId).select('slug') : undefined;
+      const doneSteps: OnboardingStep[] = [];
+      if (newestAgent) doneSteps.push('create_template');
+      if (firstRun) doneSteps.push('explore_ade');
+      if (firstKey) doneSteps.push('deploy_agent');
+      return {
+        doneSteps,
+        projectSlug: agentProject?.slug ?? defaultProject?.slug ?? null,
+        agentId: agentProject ? (newestAgent?.id ?? null) : null,
+      };
+    },
+
     async claim(userId: string, input: { onboardingStep: OnboardingStep; stepToClaim?: OnboardingStep | undefined }): Promise<void> {
       await change(userId, (status) => ({
         ...status,
