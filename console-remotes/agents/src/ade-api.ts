@@ -1,4 +1,18 @@
-import { errorFromResponse, queryString, sendJson, V1_API, v1AuthHeaders, type RequestOptions, type Tool } from '@engram/console-kit';
+import {
+  CONSOLE_API,
+  errorFromResponse,
+  queryString,
+  send,
+  sendJson,
+  V1_API,
+  v1AuthHeaders,
+  type RequestOptions,
+  type Run,
+  type Step,
+  type StepMetrics,
+  type StepTrace,
+  type Tool,
+} from '@engram/console-kit';
 
 /*
  * `/v1` calls only the agent development environment makes, beside the kit's client: they live in
@@ -149,4 +163,79 @@ export function closeAgentFile(agentId: string, fileId: string) {
 /** Closes every open file of the agent; answers with their names. */
 export function closeAllAgentFiles(agentId: string) {
   return v1Json<string[]>(agentPath(agentId, '/files/close-all'), { method: 'PATCH' });
+}
+
+/** `GET /api/console-settings`: where runs are inspected, and what the signed-in member may do. */
+export type ConsoleSettings = {
+  temporalUi: { url: string; namespace: string } | null;
+  member: { role: string; permissions: string[] };
+};
+
+export function getConsoleSettings() {
+  return sendJson<ConsoleSettings>(`${CONSOLE_API}/console-settings`);
+}
+
+/** A run's workflow in the Temporal Web UI: its workflow id is the run id. */
+export function temporalWorkflowUrl(temporalUi: { url: string; namespace: string }, runId: string): string {
+  return `${temporalUi.url}/namespaces/${encodeURIComponent(temporalUi.namespace)}/workflows/${encodeURIComponent(runId)}`;
+}
+
+export function getRun(runId: string) {
+  return v1Json<Run>(`/runs/${encodeURIComponent(runId)}`);
+}
+
+/** A run's steps in the order they ran. */
+export function listRunSteps(runId: string) {
+  return v1Json<Step[]>(`/runs/${encodeURIComponent(runId)}/steps`, { query: { order: 'asc', limit: 1000 } });
+}
+
+const stepPath = (stepId: string, suffix: string) => `/steps/${encodeURIComponent(stepId)}${suffix}`;
+
+export function getStepMetrics(stepId: string) {
+  return v1Json<StepMetrics>(stepPath(stepId, '/metrics'));
+}
+
+/** The provider call of a step; null when the step made none that was recorded (it failed before the answer). */
+export function getStepTrace(stepId: string) {
+  return v1Json<StepTrace | null>(stepPath(stepId, '/trace'));
+}
+
+/** The agent as an agent file (JSON): its configuration, memory blocks, tools and message history. */
+export async function exportAgentFile(agentId: string): Promise<Blob> {
+  const response = await send(`${V1_API}${agentPath(agentId, '/export')}`, { headers: v1AuthHeaders() });
+  return new Blob([await response.text()], { type: 'application/json' });
+}
+
+export type ImportAgentOptions = {
+  projectId: string;
+  /** Replaces the name in the file. */
+  name?: string;
+};
+
+/**
+ * Creates the agents of an agent file in the project. Custom tools the organization already has by name keep
+ * their definition (`override_existing_tools=false`), so importing never changes another agent's tools.
+ */
+export async function importAgentFile(file: Blob, fileName: string, options: ImportAgentOptions): Promise<{ agent_ids: string[] }> {
+  const form = new FormData();
+  form.append('file', file, fileName);
+  form.append('override_existing_tools', 'false');
+  if (options.name) form.append('name', options.name);
+  const response = await fetch(`${V1_API}/agents/import`, {
+    method: 'POST',
+    headers: { accept: 'application/json', 'x-project-id': options.projectId, ...v1AuthHeaders() },
+    body: form,
+    credentials: 'same-origin',
+  });
+  if (!response.ok) throw await errorFromResponse(response);
+  return (await response.json()) as { agent_ids: string[] };
+}
+
+/** A new agent with the same configuration, memory, tools and history: the agent's file imported under a new name. */
+export async function duplicateAgent(agentId: string, name: string, projectId: string): Promise<string> {
+  const file = await exportAgentFile(agentId);
+  const { agent_ids: agentIds } = await importAgentFile(file, `${agentId}.af`, { projectId, name });
+  const [copyId] = agentIds;
+  if (!copyId) throw new Error('The agent file held no agent');
+  return copyId;
 }

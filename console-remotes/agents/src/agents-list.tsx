@@ -24,7 +24,8 @@ import {
 } from '@engram/console-kit';
 import { MultiSelect } from '@engram/console-kit/widgets';
 import { IconChevronLeft, IconChevronRight, IconPlus, IconRobot, IconSearch, IconTags } from '@tabler/icons-react';
-import { agentKeys, useTags } from './queries.js';
+import { agentKeys, useMemberPermissions, useTags } from './queries.js';
+import { ImportAgentFileButton } from './workspace/settings-agent-file.js';
 
 const PAGE = 20;
 
@@ -140,6 +141,8 @@ function AgentTable({ agents }: { agents: Agent[] }) {
 export function AgentsListPage() {
   const v1 = useV1();
   const project = useProject();
+  const { can } = useMemberPermissions();
+  const canCreate = can('create_agents');
   const wide = useMediaQuery('(min-width: 48em)', true);
   const [search, setSearch] = useState('');
   const [debounced] = useDebouncedValue(search.trim(), 250);
@@ -164,9 +167,14 @@ export function AgentsListPage() {
         title="Agents"
         description={count.data !== undefined ? `${count.data} agent${count.data === 1 ? '' : 's'} in ${project.name}` : `Agents in ${project.name}`}
         actions={
-          <Button component={Link} to="new" leftSection={<IconPlus size={16} />}>
-            New agent
-          </Button>
+          canCreate ? (
+            <>
+              <ImportAgentFileButton agentPath={(agentId) => agentId} size="sm" />
+              <Button component={Link} to="new" leftSection={<IconPlus size={16} />}>
+                New agent
+              </Button>
+            </>
+          ) : null
         }
       />
       <Group gap="sm" mb="lg" align="flex-start">
@@ -211,9 +219,13 @@ export function AgentsListPage() {
             </ThemeIcon>
             <Text fw={600}>{filtered ? 'No agent matches these filters' : 'No agents in this project yet'}</Text>
             <Text size="sm" c="dimmed" ta="center" maw={420}>
-              {filtered ? 'Try another name or fewer tags.' : 'An agent has a model, memory blocks it can edit, and tools. Create one and start chatting.'}
+              {filtered
+                ? 'Try another name or fewer tags.'
+                : canCreate
+                  ? 'An agent has a model, memory blocks it can edit, and tools. Create one and start chatting.'
+                  : 'Agents appear here once a member whose role can create them adds one.'}
             </Text>
-            {!filtered ? (
+            {!filtered && canCreate ? (
               <Button mt="xs" component={Link} to="new" leftSection={<IconPlus size={16} />}>
                 Create your first agent
               </Button>

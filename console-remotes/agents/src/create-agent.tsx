@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import {
   ActionIcon,
+  Alert,
   Button,
   Card,
   ErrorNotice,
@@ -20,7 +21,7 @@ import {
 } from '@engram/console-kit';
 import { NumberInput, Select, TagsInput, Textarea } from '@engram/console-kit/widgets';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
-import { agentKeys, useModels, useTags } from './queries.js';
+import { agentKeys, useConsoleSettings, useMemberPermissions, useModels, useTags } from './queries.js';
 
 type DraftBlock = { key: number; label: string; value: string; limit: number };
 
@@ -41,6 +42,10 @@ export function CreateAgentPage() {
   const queryClient = useQueryClient();
   const models = useModels();
   const tags = useTags();
+  const settings = useConsoleSettings();
+  const { can } = useMemberPermissions();
+  // Refused only once the permissions are known, so the form does not flash a refusal while they load.
+  const refused = settings.isSuccess && !can('create_agents');
   const [name, setName] = useState('');
   const [model, setModel] = useState<string | null>(null);
   const [description, setDescription] = useState('');
@@ -85,6 +90,11 @@ export function CreateAgentPage() {
       <PageHeader title="New agent" description={`In ${project.name}`} />
       <form onSubmit={onSubmit} noValidate>
         <Stack maw={820} gap="lg">
+          {refused ? (
+            <Alert color="yellow" variant="light" title="Your role cannot create agents">
+              Ask an admin of {project.name}&apos;s organization for the editor role, or for the permission to create agents.
+            </Alert>
+          ) : null}
           {create.error ? <ErrorNotice error={create.error} title="The agent was not created" /> : null}
           <Card withBorder radius="lg" p="lg">
             <Stack>
@@ -174,7 +184,7 @@ export function CreateAgentPage() {
             <Button component={Link} to=".." relative="path" variant="default">
               Cancel
             </Button>
-            <Button type="submit" loading={create.isPending}>
+            <Button type="submit" loading={create.isPending} disabled={refused}>
               Create agent
             </Button>
           </Group>

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { queryKeys, useV1, type V1Client } from '@engram/console-kit';
+import { getConsoleSettings, getRun, getStepMetrics, getStepTrace, listRunSteps } from './ade-api.js';
 
 /** Query keys of the agents remote, under the kit's per-organization `/v1` key. */
 export const agentKeys = {
@@ -32,6 +33,12 @@ export const agentKeys = {
   tags: (v1: V1Client) => [...queryKeys.v1(v1.organizationId), 'tags'] as const,
   orgTools: (v1: V1Client) => [...queryKeys.v1(v1.organizationId), 'tools'] as const,
   runUsage: (v1: V1Client, runId: string) => [...queryKeys.v1(v1.organizationId), 'run-usage', runId] as const,
+  /** One run and what it is made of: its record, steps, and each step's timings and provider call. */
+  run: (v1: V1Client, runId: string) => [...queryKeys.v1(v1.organizationId), 'run', runId] as const,
+  runSteps: (v1: V1Client, runId: string) => [...agentKeys.run(v1, runId), 'steps'] as const,
+  step: (v1: V1Client, stepId: string) => [...queryKeys.v1(v1.organizationId), 'step', stepId] as const,
+  stepPart: (v1: V1Client, stepId: string, part: 'metrics' | 'trace') => [...agentKeys.step(v1, stepId), part] as const,
+  consoleSettings: (v1: V1Client) => [...queryKeys.v1(v1.organizationId), 'console-settings'] as const,
 };
 
 export function useAgent(agentId: string) {
@@ -72,4 +79,43 @@ export function useOrganizationTools(enabled: boolean) {
 export function useRunUsage(runId: string, enabled: boolean) {
   const v1 = useV1();
   return useQuery({ queryKey: agentKeys.runUsage(v1, runId), queryFn: () => v1.runUsage(runId), enabled, staleTime: Number.POSITIVE_INFINITY });
+}
+
+/** A run finishes on its own, so its record is read again while it is still going. */
+const whileActive = (status: string | undefined) => (status === 'created' || status === 'running' ? 2000 : false);
+
+export function useRun(runId: string) {
+  const v1 = useV1();
+  return useQuery({ queryKey: agentKeys.run(v1, runId), queryFn: () => getRun(runId), refetchInterval: (query) => whileActive(query.state.data?.status) });
+}
+
+export function useRunSteps(runId: string, runStatus: string | undefined) {
+  const v1 = useV1();
+  return useQuery({ queryKey: agentKeys.runSteps(v1, runId), queryFn: () => listRunSteps(runId), refetchInterval: whileActive(runStatus) });
+}
+
+/** A step's timings and provider call, read when the step is opened; a finished step never changes. */
+export function useStepDetail(stepId: string, enabled: boolean) {
+  const v1 = useV1();
+  const options = { enabled, staleTime: Number.POSITIVE_INFINITY };
+  return {
+    metrics: useQuery({ queryKey: agentKeys.stepPart(v1, stepId, 'metrics'), queryFn: () => getStepMetrics(stepId), ...options }),
+    trace: useQuery({ queryKey: agentKeys.stepPart(v1, stepId, 'trace'), queryFn: () => getStepTrace(stepId), ...options }),
+  };
+}
+
+/** Where runs are inspected in the Temporal Web UI, and what the signed-in member may do. */
+export function useConsoleSettings() {
+  const v1 = useV1();
+  return useQuery({ queryKey: agentKeys.consoleSettings(v1), queryFn: getConsoleSettings, staleTime: 60_000 });
+}
+
+/**
+ * What the signed-in member may do, as the API's permission names (`update_agents`, `create_data_sources`…) that
+ * the routes behind an action need (api/src/http/permissions.ts). Until they are known nothing counts as allowed,
+ * so no action is offered that the API would then refuse.
+ */
+export function useMemberPermissions() {
+  const granted = new Set(useConsoleSettings().data?.member.permissions ?? []);
+  return { can: (...needed: string[]) => needed.every((permission) => granted.has(permission)) };
 }

@@ -2,10 +2,9 @@ import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Badge, Button, ErrorNotice, Group, Skeleton, Stack, Table, Text, Tooltip, useFormatters, useV1, type Run } from '@engram/console-kit';
 import { agentKeys, useRunUsage } from '../queries.js';
+import { RUN_STATUS_COLORS, RunDetail } from './run-detail.js';
 
 const PAGE = 10;
-
-const STATUS_COLORS: Record<string, string> = { completed: 'teal', running: 'blue', created: 'gray', failed: 'red', cancelled: 'yellow' };
 
 function UsageCells({ run }: { run: Run }) {
   const format = useFormatters();
@@ -22,8 +21,16 @@ function UsageCells({ run }: { run: Run }) {
   );
 }
 
-/** The agent's runs, newest first: status, when, how long, steps and tokens. */
-export function RunsPanel({ agentId }: { agentId: string }) {
+/**
+ * The agent's runs, newest first: status, when, how long, steps and tokens. Opening one shows its detail in place
+ * (`openRunId`, kept by the workspace in the address so a run can be linked to).
+ */
+export function RunsPanel({ agentId, openRunId, onOpenRun }: { agentId: string; openRunId: string | null; onOpenRun: (runId: string | null) => void }) {
+  if (openRunId) return <RunDetail runId={openRunId} onBack={() => onOpenRun(null)} />;
+  return <RunsTable agentId={agentId} onOpenRun={onOpenRun} />;
+}
+
+function RunsTable({ agentId, onOpenRun }: { agentId: string; onOpenRun: (runId: string) => void }) {
   const v1 = useV1();
   const format = useFormatters();
   const [cursors, setCursors] = useState<string[]>([]);
@@ -46,7 +53,7 @@ export function RunsPanel({ agentId }: { agentId: string }) {
   return (
     <Stack gap="sm">
       <Table.ScrollContainer minWidth={0}>
-        <Table verticalSpacing={6} horizontalSpacing="xs" fz="sm" data-testid="runs-table">
+        <Table verticalSpacing={6} horizontalSpacing="xs" fz="sm" highlightOnHover data-testid="runs-table">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Status</Table.Th>
@@ -60,10 +67,23 @@ export function RunsPanel({ agentId }: { agentId: string }) {
           </Table.Thead>
           <Table.Tbody>
             {runs.data.map((run) => (
-              <Table.Tr key={run.id}>
+              <Table.Tr
+                key={run.id}
+                style={{ cursor: 'pointer' }}
+                tabIndex={0}
+                aria-label={`Open run ${run.id}`}
+                data-testid="run-row"
+                onClick={() => onOpenRun(run.id)}
+                onKeyDown={(event) => {
+                  if (event.key === 'Enter' || event.key === ' ') {
+                    event.preventDefault();
+                    onOpenRun(run.id);
+                  }
+                }}
+              >
                 <Table.Td style={{ whiteSpace: 'nowrap' }}>
                   <Tooltip label={run.stop_reason ? `Stop reason: ${run.stop_reason}` : run.id}>
-                    <Badge size="sm" variant="dot" tt="none" color={STATUS_COLORS[run.status] ?? 'gray'} styles={{ label: { overflow: 'visible' } }}>
+                    <Badge size="sm" variant="dot" tt="none" color={RUN_STATUS_COLORS[run.status] ?? 'gray'} styles={{ label: { overflow: 'visible' } }}>
                       {run.status}
                     </Badge>
                   </Tooltip>

@@ -1,14 +1,16 @@
-import { useState, type ReactNode } from 'react';
+import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import {
   ActionIcon,
   Badge,
   Box,
+  Button,
   Card,
   CopyButton,
   ErrorNotice,
   Group,
   Link,
   Loader,
+  Menu,
   ScrollArea,
   Stack,
   Text,
@@ -16,10 +18,24 @@ import {
   Tooltip,
   useMediaQuery,
   useParams,
+  useSearchParams,
   type Agent,
 } from '@engram/console-kit';
 import { Tabs } from '@engram/console-kit/widgets';
-import { IconArchive, IconArrowLeft, IconBrain, IconChartBar, IconCheck, IconCopy, IconFiles, IconHistory, IconMessageCircle, IconTool } from '@tabler/icons-react';
+import {
+  IconArchive,
+  IconArrowLeft,
+  IconBrain,
+  IconChartBar,
+  IconCheck,
+  IconChevronDown,
+  IconCopy,
+  IconFiles,
+  IconHistory,
+  IconMessageCircle,
+  IconSettings,
+  IconTool,
+} from '@tabler/icons-react';
 import { useAgent } from '../queries.js';
 import { ArchivalPanel } from './archival-panel.js';
 import { ChatPanel } from './chat-panel.js';
@@ -27,22 +43,146 @@ import { ContextPanel } from './context-panel.js';
 import { FilesPanel } from './files-panel.js';
 import { MemoryPanel } from './memory-panel.js';
 import { RunsPanel } from './runs-panel.js';
+import { SettingsPanel } from './settings-panel.js';
 import { SplitPane } from './split-pane.js';
 import { ToolsPanel } from './tools-panel.js';
 import { useChat } from './use-chat.js';
 
-type PanelId = 'memory' | 'tools' | 'context' | 'runs' | 'archival' | 'files';
+type PanelId = 'memory' | 'tools' | 'context' | 'runs' | 'archival' | 'files' | 'settings';
 
-const PANELS: Array<{ id: PanelId; label: string; icon: ReactNode }> = [
+type Panel = { id: PanelId; label: string; icon: ReactNode };
+
+const PANELS: Panel[] = [
   { id: 'memory', label: 'Memory', icon: <IconBrain size={15} /> },
   { id: 'tools', label: 'Tools', icon: <IconTool size={15} /> },
   { id: 'context', label: 'Context', icon: <IconChartBar size={15} /> },
   { id: 'runs', label: 'Runs', icon: <IconHistory size={15} /> },
   { id: 'archival', label: 'Archive', icon: <IconArchive size={15} /> },
   { id: 'files', label: 'Files', icon: <IconFiles size={15} /> },
+  { id: 'settings', label: 'Settings', icon: <IconSettings size={15} /> },
 ];
 
-function PanelBody({ id, agent }: { id: PanelId; agent: Agent }) {
+const isPanel = (value: string | null): value is PanelId => PANELS.some((panel) => panel.id === value);
+
+/**
+ * The open panel and run, kept in the address (`?panel=runs&run=…`): a reload reopens them and a run can be linked
+ * to. Switching panels replaces the entry; opening a run adds one, so Back returns to the list.
+ */
+function usePanelLocation(fallback: PanelId | 'chat') {
+  const [params, setParams] = useSearchParams();
+  const requested = params.get('panel');
+  const runId = params.get('run');
+  const panel: PanelId | 'chat' = isPanel(requested) ? requested : requested === 'chat' && fallback === 'chat' ? 'chat' : runId ? 'runs' : fallback;
+  const update = (changes: Record<string, string | null>, replace: boolean) =>
+    setParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        for (const [key, value] of Object.entries(changes)) {
+          if (value === null) next.delete(key);
+          else next.set(key, value);
+        }
+        return next;
+      },
+      { replace },
+    );
+  return {
+    panel,
+    runId,
+    openPanel: (id: PanelId | 'chat') => update({ panel: id, run: id === 'runs' ? runId : null }, true),
+    openRun: (id: string | null) => update({ panel: 'runs', run: id }, false),
+  };
+}
+
+/**
+ * Which panel tabs fit the width the right-hand side has; the rest go to a "More" menu. Each tab's width is read
+ * from an invisible row of all of them (fonts and labels decide it), and the menu's from its longest label.
+ */
+function useTabsThatFit(panels: Panel[]) {
+  const rowRef = useRef<HTMLDivElement>(null);
+  const measureRef = useRef<HTMLDivElement>(null);
+  const [count, setCount] = useState(panels.length);
+  useLayoutEffect(() => {
+    const row = rowRef.current;
+    const measure = measureRef.current;
+    if (!row || !measure) return;
+    const fit = () => {
+      const widths = [...measure.children].map((child) => (child as HTMLElement).offsetWidth);
+      const moreWidth = widths.pop() ?? 0;
+      const available = row.clientWidth;
+      let used = widths.reduce((sum, width) => sum + width, 0);
+      let fitting = widths.length;
+      while (fitting > 0 && used + (fitting < widths.length ? moreWidth : 0) > available) {
+        fitting -= 1;
+        used -= widths[fitting] ?? 0;
+      }
+      setCount(fitting);
+    };
+    const observer = new ResizeObserver(fit);
+    observer.observe(row);
+    observer.observe(measure);
+    fit();
+    return () => observer.disconnect();
+  }, [panels]);
+  return { rowRef, measureRef, visible: panels.slice(0, count), hidden: panels.slice(count) };
+}
+
+function MoreButton({ label, active }: { label: string; active: boolean }) {
+  return (
+    <Button size="compact-sm" variant={active ? 'light' : 'subtle'} color={active ? undefined : 'gray'} rightSection={<IconChevronDown size={14} />} style={{ flexShrink: 0 }}>
+      {label}
+    </Button>
+  );
+}
+
+/** The right-hand panel's tabs: as many as fit, the others in a "More" menu that names the open one when it is there. */
+function PanelTabs({ value, onChange }: { value: PanelId; onChange: (panel: PanelId) => void }) {
+  const { rowRef, measureRef, visible, hidden } = useTabsThatFit(PANELS);
+  const hiddenOpen = hidden.find((panel) => panel.id === value);
+  const longestLabel = PANELS.reduce((longest, panel) => (panel.label.length > longest.length ? panel.label : longest), 'More');
+  return (
+    <Box px="xs" pt={4} style={{ position: 'relative' }}>
+      <Group ref={rowRef} gap={4} wrap="nowrap" style={{ minWidth: 0 }}>
+        <Tabs.List style={{ flexWrap: 'nowrap', flex: 1, minWidth: 0 }}>
+          {visible.map((item) => (
+            <Tabs.Tab key={item.id} value={item.id} px="sm">
+              {item.label}
+            </Tabs.Tab>
+          ))}
+        </Tabs.List>
+        {hidden.length > 0 ? (
+          <Menu position="bottom-end" withinPortal>
+            <Menu.Target>
+              <Box data-testid="more-panels" aria-label={`More panels: ${hidden.map((panel) => panel.label).join(', ')}`} component="span">
+                <MoreButton label={hiddenOpen ? hiddenOpen.label : `More (${hidden.length})`} active={Boolean(hiddenOpen)} />
+              </Box>
+            </Menu.Target>
+            <Menu.Dropdown>
+              <Menu.Label>More panels</Menu.Label>
+              {hidden.map((panel) => (
+                <Menu.Item key={panel.id} leftSection={panel.icon} onClick={() => onChange(panel.id)} rightSection={panel.id === value ? <IconCheck size={14} /> : null}>
+                  {panel.label}
+                </Menu.Item>
+              ))}
+            </Menu.Dropdown>
+          </Menu>
+        ) : null}
+      </Group>
+      {/* Never seen or reached: only measured. */}
+      <Box ref={measureRef} aria-hidden inert style={{ position: 'absolute', top: 0, left: 0, visibility: 'hidden', pointerEvents: 'none', display: 'flex', whiteSpace: 'nowrap' }}>
+        {PANELS.map((item) => (
+          <Tabs.Tab key={item.id} value={`measure-${item.id}`} px="sm">
+            {item.label}
+          </Tabs.Tab>
+        ))}
+        <Box pl={4}>
+          <MoreButton label={`${longestLabel} (${PANELS.length})`} active={false} />
+        </Box>
+      </Box>
+    </Box>
+  );
+}
+
+function PanelBody({ id, agent, runId, onOpenRun }: { id: PanelId; agent: Agent; runId: string | null; onOpenRun: (runId: string | null) => void }) {
   switch (id) {
     case 'memory':
       return <MemoryPanel agentId={agent.id} />;
@@ -51,11 +191,13 @@ function PanelBody({ id, agent }: { id: PanelId; agent: Agent }) {
     case 'context':
       return <ContextPanel agentId={agent.id} />;
     case 'runs':
-      return <RunsPanel agentId={agent.id} />;
+      return <RunsPanel agentId={agent.id} openRunId={runId} onOpenRun={onOpenRun} />;
     case 'archival':
       return <ArchivalPanel agentId={agent.id} />;
     case 'files':
       return <FilesPanel agentId={agent.id} />;
+    case 'settings':
+      return <SettingsPanel agent={agent} />;
   }
 }
 
@@ -100,15 +242,13 @@ function AgentHeader({ agent }: { agent: Agent }) {
   );
 }
 
-/** One agent: chat on the left, memory / tools / context / runs / archive / files on the right (tabs on phones). */
+/** One agent: chat on the left, memory / tools / context / runs / archive / files / settings on the right (tabs on phones). */
 export function AgentWorkspace() {
   const { agentId = '' } = useParams();
   const agent = useAgent(agentId);
   const chat = useChat(agentId);
   const wide = useMediaQuery('(min-width: 62em)', true);
-  const [panel, setPanel] = useState<PanelId>('memory');
-  const [mobileTab, setMobileTab] = useState<'chat' | PanelId>('chat');
-
+  const location = usePanelLocation(wide ? 'memory' : 'chat');
   if (agent.isPending) return <Loader m="xl" />;
   if (agent.error) return <ErrorNotice error={agent.error} title="This agent could not be opened" onRetry={() => void agent.refetch()} />;
 
@@ -123,24 +263,24 @@ export function AgentWorkspace() {
     return (
       <Stack gap={0} h={height}>
         <AgentHeader agent={agent.data} />
-        <Tabs value={mobileTab} onChange={(value) => setMobileTab((value as 'chat' | PanelId) ?? 'chat')} keepMounted={false} variant="pills" radius="md">
+        <Tabs value={location.panel} onChange={(value) => location.openPanel(isPanel(value) ? value : 'chat')} keepMounted={false} variant="pills" radius="md">
           <ScrollArea type="never" mb="xs">
             {/* On a phone only the open tab shows its name; the others are icons (named for screen readers). */}
             <Tabs.List style={{ flexWrap: 'nowrap' }}>
               {[{ id: 'chat' as const, label: 'Chat', icon: <IconMessageCircle size={16} /> }, ...PANELS].map((item) => (
                 <Tabs.Tab key={item.id} value={item.id} leftSection={item.icon} aria-label={item.label} px="sm">
-                  {mobileTab === item.id ? item.label : null}
+                  {location.panel === item.id ? item.label : null}
                 </Tabs.Tab>
               ))}
             </Tabs.List>
           </ScrollArea>
         </Tabs>
         <Box style={{ flex: 1, minHeight: 0 }}>
-          {mobileTab === 'chat' ? (
+          {location.panel === 'chat' ? (
             chatCard
           ) : (
             <ScrollArea h="100%" offsetScrollbars="present">
-              <PanelBody id={mobileTab} agent={agent.data} />
+              <PanelBody id={location.panel} agent={agent.data} runId={location.runId} onOpenRun={location.openRun} />
             </ScrollArea>
           )}
         </Box>
@@ -148,6 +288,8 @@ export function AgentWorkspace() {
     );
   }
 
+  // Wide, the chat is always beside the panels: a `chat` left in the address from a phone opens the first panel.
+  const panel = location.panel === 'chat' ? 'memory' : location.panel;
   return (
     <Stack gap={0} h={height}>
       <AgentHeader agent={agent.data} />
@@ -158,16 +300,10 @@ export function AgentWorkspace() {
           left={chatCard}
           right={
             <Card withBorder radius="lg" p={0} h="100%">
-              <Tabs value={panel} onChange={(value) => setPanel((value as PanelId) ?? 'memory')} keepMounted={false} h="100%" style={{ display: 'flex', flexDirection: 'column' }}>
-                <Tabs.List px="xs" pt={4} style={{ flexWrap: 'nowrap' }}>
-                  {PANELS.map((item) => (
-                    <Tabs.Tab key={item.id} value={item.id} px="sm">
-                      {item.label}
-                    </Tabs.Tab>
-                  ))}
-                </Tabs.List>
-                <ScrollArea style={{ flex: 1 }} p="sm">
-                  <PanelBody id={panel} agent={agent.data} />
+              <Tabs value={panel} onChange={(value) => location.openPanel(isPanel(value) ? value : 'memory')} keepMounted={false} h="100%" style={{ display: 'flex', flexDirection: 'column' }}>
+                <PanelTabs value={panel} onChange={location.openPanel} />
+                <ScrollArea style={{ flex: 1 }} p="sm" data-testid="side-panel">
+                  <PanelBody id={panel} agent={agent.data} runId={location.runId} onOpenRun={location.openRun} />
                 </ScrollArea>
               </Tabs>
             </Card>

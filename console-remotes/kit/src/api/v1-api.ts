@@ -1,11 +1,23 @@
 import { send, type RequestOptions } from './http.js';
 import { readSse } from './sse.js';
 import { v1AuthHeaders } from './v1-auth.js';
-import type { Agent, Block, ContextWindow, CreateAgent, Model, Passage, Run, Tool, UsageStatistics, WireMessage } from './v1-types.js';
+import type { Agent, Block, ContextWindow, CreateAgent, LlmConfig, Model, Passage, Run, Tool, UsageStatistics, WireMessage } from './v1-types.js';
 
 export const V1_API = '/v1';
 
 type ListParams = { limit?: number; after?: string; before?: string; order?: 'asc' | 'desc' };
+
+/**
+ * What `PATCH /agents/{id}` changes. A `model` handle takes that model's configuration (with the context window,
+ * max tokens and `model_settings` given); an `llm_config` replaces the current one as it is.
+ */
+export type UpdateAgent = Partial<Pick<Agent, 'name' | 'description' | 'tags' | 'system'>> & {
+  model?: string;
+  llm_config?: LlmConfig;
+  context_window_limit?: number;
+  max_tokens?: number | null;
+  model_settings?: { temperature?: number; max_output_tokens?: number; parallel_tool_calls?: boolean };
+};
 
 export type SendMessagesBody = {
   messages: Array<
@@ -51,8 +63,7 @@ export function createV1Client(organizationId: string) {
     countAgents: (params: { project_id?: string; query_text?: string; tags?: string[] }) => json<number>('/agents/count', { query: params }),
     getAgent: (agentId: string) => json<Agent>(agentPath(agentId), { query: { include: ['agent.blocks', 'agent.tools', 'agent.tags'] } }),
     createAgent: (body: CreateAgent) => json<Agent>('/agents/', { method: 'POST', json: body }),
-    updateAgent: (agentId: string, body: Partial<Pick<Agent, 'name' | 'description' | 'tags'>> & { model?: string }) =>
-      json<Agent>(agentPath(agentId), { method: 'PATCH', json: body }),
+    updateAgent: (agentId: string, body: UpdateAgent) => json<Agent>(agentPath(agentId), { method: 'PATCH', json: body }),
     deleteAgent: (agentId: string) => request(agentPath(agentId), { method: 'DELETE' }),
 
     listModels: () => json<Model[]>('/models/'),

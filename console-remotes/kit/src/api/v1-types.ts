@@ -5,6 +5,10 @@ export type LlmConfig = {
   handle: string | null;
   context_window: number;
   model_endpoint_type?: string;
+  /** Generation settings the worker sends the provider; null or absent leaves the provider's default. */
+  temperature?: number | null;
+  max_tokens?: number | null;
+  parallel_tool_calls?: boolean | null;
   [key: string]: unknown;
 };
 
@@ -14,6 +18,8 @@ export type Model = LlmConfig & {
   provider_name: string;
   provider_type: string;
   provider_category: string;
+  /** The largest context window the model takes; an agent may use less. */
+  max_context_window?: number;
 };
 
 export type Block = {
@@ -40,6 +46,8 @@ export type ToolRule = { tool_name: string; type: string; [key: string]: unknown
 export type Agent = {
   id: string;
   name: string;
+  /** The system prompt. */
+  system: string;
   description: string | null;
   agent_type: string;
   model: string | null;
@@ -79,6 +87,45 @@ export type Run = {
   completed_at: string | null;
   ttft_ns: number | null;
   total_duration_ns: number | null;
+};
+
+/** A step of a run: one model call and the tools it called (`GET /runs/{id}/steps`). */
+export type Step = {
+  id: string;
+  run_id: string | null;
+  agent_id: string | null;
+  provider_name: string | null;
+  model: string | null;
+  model_handle: string | null;
+  context_window_limit: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  total_tokens: number | null;
+  stop_reason: string | null;
+  status: string | null;
+  error_type: string | null;
+  error_data: Record<string, unknown> | null;
+  created_at: string;
+};
+
+/** `GET /steps/{id}/metrics`: where a step's time went, in nanoseconds. */
+export type StepMetrics = {
+  id: string;
+  step_start_ns: number | null;
+  llm_request_start_ns: number | null;
+  llm_request_ns: number | null;
+  tool_execution_ns: number | null;
+  step_ns: number | null;
+};
+
+/** `GET /steps/{id}/trace`: the body sent to the provider, and the model's answer as the worker read it. */
+export type StepTrace = {
+  step_id: string;
+  run_id: string | null;
+  request_json: Record<string, unknown>;
+  response_json: Record<string, unknown>;
+  llm_config: Record<string, unknown> | null;
+  created_at: string;
 };
 
 export type UsageStatistics = {
