@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import Letta from '@letta-ai/letta-client';
-import { startAgentTestContext } from '@engram/testing/agent-test-context';
+import { startAgentTestContext, type JsonResponse } from '@engram/testing/agent-test-context';
 
 const { stack, model, client, clientFor, api, post, stop } = await startAgentTestContext();
 afterAll(stop);
@@ -10,7 +10,7 @@ const APP = 'https://chat.example.com';
 const newAgent = async (name: string) => client.agents.create({ name, model: 'openai/gpt-4o-mini', include_base_tools: false });
 
 /** A call from the browser app: its token as bearer and the page's origin. */
-const fromApp = (token: string, path: string, init: { method?: string; body?: unknown; origin?: string | null } = {}) =>
+const fromApp = (token: string, path: string, init: { method?: string; body?: unknown; origin?: string | null } = {}): Promise<JsonResponse> =>
   fetch(`${stack.baseUrl}/v1${path}`, {
     method: init.method ?? 'GET',
     headers: {
