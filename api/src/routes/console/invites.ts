@@ -4,7 +4,7 @@ import type { OrganizationInvite } from '@engram/db';
 import { requireContext } from '../../http/auth.js';
 import type { InviteRuleView } from '../../services/tenancy/invites.js';
 import type { AppServices } from '../../services/index.js';
-import { iso, PageQuery, RoleSchema, success, Success } from './schemas.js';
+import { EmailDeliverySchema, iso, PageQuery, RoleSchema, success, Success } from './schemas.js';
 
 const InvitedMemberSchema = z.object({
   id: z.string(),
@@ -56,7 +56,7 @@ export function inviteRoutes(services: AppServices): FastifyPluginAsyncZod {
           summary: 'Invite by email: 201 with a new invite, or 200 when the account exists and joins at once',
           body: z.object({ email: z.email(), role: RoleSchema.default('analyst') }),
           response: {
-            201: InvitedMemberSchema,
+            201: InvitedMemberSchema.extend({ emailDelivery: EmailDeliverySchema }),
             200: z.object({ id: z.string(), email: z.string(), name: z.string() }),
           },
         },
@@ -66,7 +66,7 @@ export function inviteRoutes(services: AppServices): FastifyPluginAsyncZod {
         if (outcome.kind === 'added') {
           return reply.code(200).send({ id: outcome.user.id, email: outcome.user.email ?? request.body.email, name: outcome.user.name });
         }
-        return reply.code(201).send(invitedWire(outcome.invite));
+        return reply.code(201).send({ ...invitedWire(outcome.invite), emailDelivery: services.accounts.emailDelivery });
       },
     );
 

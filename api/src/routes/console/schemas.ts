@@ -14,4 +14,7 @@ export const success = { success: true } as const;
 
 export const RoleSchema = z.enum(ROLES);
 
+/** On answers that send an email: `smtp` when it went to a mail server, `outbox` when none is configured and it waits in the outbox. */
+export const EmailDeliverySchema = z.enum(['smtp', 'outbox']);
+
 export const iso = (date: Date) => date.toISOString();

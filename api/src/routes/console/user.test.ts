@@ -189,7 +189,7 @@ describe('password reset', () => {
     const email = uniqueEmail('nobody');
     const started = await client.post('/user/forgot-password/start', { email });
     expect(started.status).toBe(200);
-    expect(started.body).toEqual({ success: true });
+    expect(started.body).toEqual({ success: true, emailDelivery: 'outbox' });
     expect(await OutboxMessage.query(stack.db).where({ recipient: email })).toEqual([]);
     const update = await client.post('/user/forgot-password/update', { email, password: 'new password 1', code: '123456' });
     expect(update.body).toEqual({ message: 'Invalid code', errorCode: 'invalidCode' });
@@ -258,7 +258,7 @@ describe('email and phone verification', () => {
     const user = await signUp(stack);
     const started = await user.client.post('/user/self/email-verification/start');
     expect(started.status).toBe(200);
-    expect(started.body).toEqual({ success: true, nextResendTime: expect.any(String) });
+    expect(started.body).toEqual({ success: true, nextResendTime: expect.any(String), emailDelivery: 'outbox' });
     expect(Date.parse(started.body.nextResendTime)).toBeGreaterThan(Date.now());
 
     const again = await user.client.post('/user/self/email-verification/start');

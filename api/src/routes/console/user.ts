@@ -5,7 +5,7 @@ import type { User } from '@engram/db';
 import { clearSessionCookie, requireAccount, SESSION_COOKIE, setSessionCookie } from '../../http/auth.js';
 import type { ClientInfo } from '../../services/accounts/account-service.js';
 import type { AppServices } from '../../services/index.js';
-import { iso, success, Success } from './schemas.js';
+import { EmailDeliverySchema, iso, success, Success } from './schemas.js';
 import { OnboardingProgressSchema, OnboardingStatusSchema } from './onboarding.js';
 
 const Password = z.string().min(8, 'Password must be at least 8 characters long').max(256);
@@ -180,12 +180,12 @@ export function userRoutes(services: AppServices): FastifyPluginAsyncZod {
           tags: ['console: user'],
           summary: 'Email a password reset code (answers the same whether or not the account exists)',
           body: z.object({ email: z.string().min(1) }),
-          response: { 200: Success },
+          response: { 200: Success.extend({ emailDelivery: EmailDeliverySchema }) },
         },
       },
       async (request) => {
         await services.accounts.startPasswordReset(request.body, client(request));
-        return success;
+        return { ...success, emailDelivery: services.accounts.emailDelivery };
       },
     );
 

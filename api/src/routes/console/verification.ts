@@ -2,9 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireAccount } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
-import { iso } from './schemas.js';
+import { EmailDeliverySchema, iso } from './schemas.js';
 
 const Started = z.object({ success: z.boolean(), nextResendTime: z.string() });
+const EmailStarted = Started.extend({ emailDelivery: EmailDeliverySchema });
 const Completed = z.object({ success: z.boolean(), allVerified: z.boolean() });
 
 /** Proving the account's email and phone number with codes sent to them. */
@@ -12,10 +13,10 @@ export function verificationRoutes(services: AppServices): FastifyPluginAsyncZod
   return async (app) => {
     app.post(
       '/user/self/email-verification/start',
-      { schema: { tags: ['console: user'], summary: 'Email a verification code', response: { 200: Started } } },
+      { schema: { tags: ['console: user'], summary: 'Email a verification code', response: { 200: EmailStarted } } },
       async (request) => {
         const { nextResendTime } = await services.accounts.startEmailVerification(requireAccount(request).userId);
-        return { success: true, nextResendTime: iso(nextResendTime) };
+        return { success: true, nextResendTime: iso(nextResendTime), emailDelivery: services.accounts.emailDelivery };
       },
     );
 

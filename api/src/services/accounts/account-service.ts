@@ -114,6 +114,9 @@ export function createAccountService(deps: AccountServiceDeps) {
   const allVerified = (user: User) => user.emailVerifiedAt !== null && user.phoneVerifiedAt !== null;
 
   return {
+    /** Whether the codes this service sends go out by email or stay in the outbox. */
+    emailDelivery: notifier.emailDelivery,
+
     /**
      * A new account, signed in at once. The first one on a fresh install takes over the first-start
      * admin and its organization; every other gets an organization of its own.

@@ -3,8 +3,15 @@ import { OutboxMessage, type Database, type OutboxChannel } from '@engram/db';
 
 export type Notification = { channel: OutboxChannel; recipient: string; subject: string; body: string };
 
+/**
+ * How emails leave the server: `smtp`, handed to a mail server; `outbox`, not at all (no mail server
+ * is configured), so they wait in the `outbox` table. The console says which, so it never claims a
+ * code is on its way when none was sent.
+ */
+export type EmailDelivery = 'smtp' | 'outbox';
+
 /** Delivers codes and invitations to people. */
-export type Notifier = { send(notification: Notification): Promise<void> };
+export type Notifier = { readonly emailDelivery: EmailDelivery; send(notification: Notification): Promise<void> };
 
 /**
  * The default notifier records every notification in the `outbox` table, where the console and
@@ -12,6 +19,7 @@ export type Notifier = { send(notification: Notification): Promise<void> };
  */
 export function createOutboxNotifier(deps: { db: Database }): Notifier {
   return {
+    emailDelivery: 'outbox',
     async send(notification) {
       await OutboxMessage.query(deps.db).insert({ id: randomUUID(), ...notification });
     },

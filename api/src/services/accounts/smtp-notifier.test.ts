@@ -54,6 +54,7 @@ describe('SMTP notifier', () => {
       from: 'Engram <no-reply@engram.test>',
       onDeliveryFailure: (error) => failures.push(error),
     });
+    expect(notifier.emailDelivery).toBe('smtp');
     const recipient = uniqueRecipient();
     await notifier.send({ channel: 'email', recipient, subject: 'Verify your email', body: 'Your verification code is 424242.' });
 

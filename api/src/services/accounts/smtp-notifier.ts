@@ -23,6 +23,7 @@ export type SmtpNotifierDeps = {
 export function createSmtpNotifier(deps: SmtpNotifierDeps): Notifier {
   const transport = deps.transport ?? createTransport(deps.smtpUrl);
   return {
+    emailDelivery: 'smtp',
     async send(notification) {
       const id = randomUUID();
       await OutboxMessage.query(deps.db).insert({ id, ...notification });
