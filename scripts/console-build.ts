@@ -8,22 +8,18 @@
  *   npm run console:build -- --quiet      no size table
  *   npm run console:build -- --if-stale   only when a source is newer than the build (npm start uses this)
  */
-import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { rspack, type Configuration, type MultiStats } from '@rspack/core';
-import shellConfig from '../console-shell/rspack.config.js';
-import agentsConfig from '../console-remotes/agents/rspack.config.js';
+import { CONSOLE_APPS } from './console.rspack.config.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The console apps: the shell first, then the remotes it lists from the manifest at runtime. */
-export const CONSOLE_APPS = [
-  { name: 'shell', dir: path.join(repoRoot, 'console-shell'), config: shellConfig },
-  { name: 'agents', dir: path.join(repoRoot, 'console-remotes/agents'), config: agentsConfig },
-] as const;
+/** rspack's CLI and the configuration it builds (every console app in production mode). */
+const RSPACK_CLI = path.join(repoRoot, 'node_modules/@rspack/cli/bin/rspack.js');
+const PRODUCTION_CONFIG = path.join(repoRoot, 'scripts/console.rspack.config.ts');
 
 export type AssetSize = { file: string; bytes: number; gzipBytes: number };
 export type AppSizes = { name: string; js: AssetSize[]; css: AssetSize[]; totalJsGzip: number; totalCssGzip: number };
@@ -78,6 +74,8 @@ export function consoleBuildIsStale(): boolean {
   const oldestBuild = Math.min(...built.map((file) => statSync(file).mtimeMs));
   const sources = [
     path.join(repoRoot, 'package-lock.json'),
+    fileURLToPath(import.meta.url),
+    PRODUCTION_CONFIG,
     path.join(repoRoot, 'console-shell/build'),
     path.join(repoRoot, 'console-remotes/kit/src'),
     path.join(repoRoot, 'console-remotes/kit/package.json'),
@@ -88,17 +86,30 @@ export function consoleBuildIsStale(): boolean {
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
 
-function run(configs: Configuration[]): Promise<MultiStats> {
+/** Runs `node <args>` to its end and answers what it printed; rejects with that when it fails. */
+function runNode(args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const compiler = rspack(configs);
-    compiler.run((error, stats) => {
-      compiler.close(() => undefined);
-      if (error) return reject(error);
-      if (!stats) return reject(new Error('rspack returned no stats'));
-      if (stats.hasErrors()) return reject(new Error(stats.toString({ all: false, errors: true, colors: false })));
-      resolve(stats);
+    const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let printed = '';
+    child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      if (code === 0) resolve(printed);
+      else reject(new Error(`node ${args.join(' ')} exited ${signal ?? code}:\n${printed}`));
     });
   });
+}
+
+/**
+ * Builds with rspack's CLI in a plain `node` child process, never in this one: rspack copies the Module
+ * Federation runtime into the bundle as the source text of its own functions (Function.prototype.toString),
+ * and under tsx, which runs this script for `npm start`, those functions carry esbuild's `__name(…)` wrappers,
+ * whose helper is not in the bundle: the browser throws "__name is not defined" and the console stays blank.
+ * The CLI loads the TypeScript configuration with jiti, which leaves node_modules (rspack itself) untouched.
+ */
+function rspackBuild(): Promise<string> {
+  return runNode([RSPACK_CLI, 'build', '--config', PRODUCTION_CONFIG, '--config-loader', 'jiti']);
 }
 
 /** Type-checks the browser code (console-shell/tsconfig.json: shell, kit, remotes); throws with tsc's report. */
@@ -117,7 +128,7 @@ export async function buildConsole(options: { typecheck?: boolean; log?: (line: 
     typecheckConsole();
   }
   const started = Date.now();
-  await run(CONSOLE_APPS.map((app) => app.config('production')));
+  await rspackBuild();
   for (const app of CONSOLE_APPS) compress(path.join(app.dir, 'dist'));
   const sizes = CONSOLE_APPS.map((app) => measure(app.name, path.join(app.dir, 'dist')));
   log(`[console] built ${CONSOLE_APPS.map((app) => app.name).join(', ')} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -128,34 +139,55 @@ const BUILD_LOCK = path.join(repoRoot, '.console-build.lock');
 /** A lock older than this was left by a build that died; a real build takes well under a minute. */
 const ABANDONED_LOCK_MS = 10 * 60_000;
 
-/** Waits for the console build lock: a file created exclusively, so it holds across processes. */
-async function acquireBuildLock(): Promise<void> {
+/** Whether the process that wrote the lock is gone (a build stopped with Ctrl-C leaves its lock behind). */
+function lockHolderIsGone(): boolean {
+  const holder = Number(readFileSync(BUILD_LOCK, { encoding: 'utf8', flag: 'r' }).trim());
+  if (!Number.isInteger(holder) || holder <= 0) return false;
+  try {
+    process.kill(holder, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/** Waits for the console build lock: a file created exclusively, holding its owner's pid, so it holds across processes. */
+async function acquireBuildLock(log: (line: string) => void): Promise<void> {
+  let told = false;
   for (;;) {
     try {
-      closeSync(openSync(BUILD_LOCK, 'wx'));
+      writeFileSync(BUILD_LOCK, String(process.pid), { flag: 'wx' });
       return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const age = Date.now() - (statSync(BUILD_LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > ABANDONED_LOCK_MS) rmSync(BUILD_LOCK, { force: true });
-      else await new Promise((resolve) => setTimeout(resolve, 250));
+      const lock = statSync(BUILD_LOCK, { throwIfNoEntry: false });
+      if (!lock) continue;
+      if (Date.now() - lock.mtimeMs > ABANDONED_LOCK_MS || lockHolderIsGone()) {
+        rmSync(BUILD_LOCK, { force: true });
+        continue;
+      }
+      if (!told) log('[console] waiting for another console build to finish');
+      told = true;
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
 }
 
 /**
- * Builds the console unless its build is current, and returns its sizes. Browser test files run in
- * parallel and each needs the build; one builds while the others wait, and then find it current,
- * because a build rewrites dist/ under the pages another test has open.
+ * The console build `npm start` runs: scripts/start.sh runs `node` with exactly these arguments. The browser
+ * tests build through the same command, in a child process, so they load what a user's browser loads.
+ */
+export const START_CONSOLE_BUILD_ARGS = ['--import', 'tsx', 'scripts/console-build.ts', '--if-stale', '--quiet'] as const;
+
+/**
+ * Builds the console unless its build is current, with the command `npm start` runs, and returns its sizes.
+ * Browser test files run in parallel and each needs the build; the command takes the build lock, so one
+ * builds while the others wait and then find it current.
  */
 export async function ensureConsoleBuilt(options: { log?: (line: string) => void } = {}): Promise<AppSizes[]> {
-  await acquireBuildLock();
-  try {
-    if (consoleBuildIsStale()) return await buildConsole(options);
-    return CONSOLE_APPS.map((app) => measure(app.name, path.join(app.dir, 'dist')));
-  } finally {
-    rmSync(BUILD_LOCK, { force: true });
-  }
+  const output = await runNode(START_CONSOLE_BUILD_ARGS);
+  for (const line of output.split('\n').filter(Boolean)) options.log?.(line);
+  return CONSOLE_APPS.map((app) => measure(app.name, path.join(app.dir, 'dist')));
 }
 
 export function sizeReport(sizes: AppSizes[]): string {
@@ -169,15 +201,19 @@ export function sizeReport(sizes: AppSizes[]): string {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = new Set(process.argv.slice(2));
+  // A build rewrites dist/ under the pages a browser test (or another start) has open: one at a time.
+  await acquireBuildLock((line) => console.log(line));
   try {
     if (args.has('--if-stale') && !consoleBuildIsStale()) {
       console.log('[console] the build is up to date');
-      process.exit(0);
+    } else {
+      const sizes = await buildConsole({ typecheck: args.has('--typecheck') });
+      if (!args.has('--quiet')) console.log(sizeReport(sizes));
     }
-    const sizes = await buildConsole({ typecheck: args.has('--typecheck') });
-    if (!args.has('--quiet')) console.log(sizeReport(sizes));
   } catch (error) {
     console.error(error instanceof Error ? error.message : error);
     process.exitCode = 1;
+  } finally {
+    rmSync(BUILD_LOCK, { force: true });
   }
 }

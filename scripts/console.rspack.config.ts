@@ -1,0 +1,18 @@
+/**
+ * The console apps and their production builds. rspack's own CLI builds this file's default export;
+ * scripts/console-build.ts runs it in a plain `node` process and says why.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import shellConfig from '../console-shell/rspack.config.js';
+import agentsConfig from '../console-remotes/agents/rspack.config.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The console apps: the shell first, then the remotes it lists from the manifest at runtime. */
+export const CONSOLE_APPS = [
+  { name: 'shell', dir: path.join(repoRoot, 'console-shell'), config: shellConfig },
+  { name: 'agents', dir: path.join(repoRoot, 'console-remotes/agents'), config: agentsConfig },
+] as const;
+
+export default CONSOLE_APPS.map((app) => app.config('production'));
