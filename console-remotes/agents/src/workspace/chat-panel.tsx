@@ -15,6 +15,7 @@ import {
 } from '@engram/console-kit';
 import { Textarea } from '@engram/console-kit/widgets';
 import { IconArrowUp, IconMessageCircle, IconPlayerStopFilled } from '@tabler/icons-react';
+import { useMemberPermissions } from '../queries.js';
 import { EntryView } from './message-view.js';
 import { pendingApprovals } from './transcript.js';
 import type { useChat } from './use-chat.js';
@@ -25,9 +26,11 @@ function Composer({ chat }: { chat: Chat }) {
   const [text, setText] = useState('');
   const busy = chat.status !== 'idle';
   const waitingForApproval = pendingApprovals(chat.transcript).length > 0;
+  // Known only once the member's permissions are in; until then nothing is sent that the API would refuse.
+  const mayMessage = useMemberPermissions().can('message_agents');
   const submit = () => {
     const message = text.trim();
-    if (!message || busy || waitingForApproval) return;
+    if (!message || busy || waitingForApproval || !mayMessage) return;
     setText('');
     void chat.sendText(message);
   };
@@ -36,12 +39,18 @@ function Composer({ chat }: { chat: Chat }) {
       <Group align="flex-end" gap="xs" wrap="nowrap">
         <Textarea
           style={{ flex: 1 }}
-          placeholder={waitingForApproval ? 'Answer the approval request above first' : 'Message the agent (Enter to send, Shift+Enter for a new line)'}
+          placeholder={
+            !mayMessage
+              ? 'Your role cannot message agents'
+              : waitingForApproval
+                ? 'Answer the approval request above first'
+                : 'Message the agent (Enter to send, Shift+Enter for a new line)'
+          }
           autosize
           minRows={1}
           maxRows={6}
           value={text}
-          disabled={waitingForApproval}
+          disabled={waitingForApproval || !mayMessage}
           onChange={(event) => setText(event.currentTarget.value)}
           onKeyDown={(event) => {
             if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
@@ -59,7 +68,7 @@ function Composer({ chat }: { chat: Chat }) {
             </ActionIcon>
           </Tooltip>
         ) : (
-          <ActionIcon size={36} radius="md" onClick={submit} disabled={!text.trim() || waitingForApproval} aria-label="Send">
+          <ActionIcon size={36} radius="md" onClick={submit} disabled={!text.trim() || waitingForApproval || !mayMessage} aria-label="Send">
             <IconArrowUp size={18} />
           </ActionIcon>
         )}
