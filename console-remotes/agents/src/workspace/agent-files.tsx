@@ -4,7 +4,7 @@ import { Box, Button, Code, ErrorNotice, Group, Skeleton, Stack, Text, useV1 } f
 import { Switch } from '@engram/console-kit/widgets';
 import { IconFoldDown } from '@tabler/icons-react';
 import { closeAgentFile, closeAllAgentFiles, listAgentFiles, openAgentFile, type AgentFile } from '../ade-api.js';
-import { agentKeys } from '../queries.js';
+import { agentKeys, useMemberPermissions } from '../queries.js';
 import { CursorPager, useCursorPages } from './cursor-pager.js';
 
 const PAGE_SIZE = 20;
@@ -22,6 +22,7 @@ function useRefreshAgentFiles(agentId: string) {
 
 function AgentFileRow({ agentId, file }: { agentId: string; file: AgentFile }) {
   const refresh = useRefreshAgentFiles(agentId);
+  const { can } = useMemberPermissions();
   const toggle = useMutation({
     mutationFn: async (open: boolean): Promise<string[]> => {
       if (open) return openAgentFile(agentId, file.file_id);
@@ -49,7 +50,7 @@ function AgentFileRow({ agentId, file }: { agentId: string; file: AgentFile }) {
             label="Open"
             labelPosition="left"
             checked={open}
-            disabled={toggle.isPending}
+            disabled={toggle.isPending || !can('update_agents')}
             onChange={(event) => {
               const wanted = event.currentTarget.checked;
               setRequested(wanted);
@@ -87,6 +88,7 @@ export function AgentFiles({ agentId }: { agentId: string }) {
     placeholderData: keepPreviousData,
   });
   const closeAll = useMutation({ mutationFn: () => closeAllAgentFiles(agentId), onSuccess: refresh });
+  const { can } = useMemberPermissions();
   if (page.isPending) return <Skeleton h={60} />;
   if (page.error) return <ErrorNotice error={page.error} onRetry={() => void page.refetch()} />;
   const { files } = page.data;
@@ -108,7 +110,7 @@ export function AgentFiles({ agentId }: { agentId: string }) {
           leftSection={<IconFoldDown size={14} />}
           style={{ flexShrink: 0 }}
           // An open file may sit on another page.
-          disabled={openHere === 0 && !page.data.has_more && pages.index === 0}
+          disabled={(openHere === 0 && !page.data.has_more && pages.index === 0) || !can('update_agents')}
           loading={closeAll.isPending}
           onClick={() => closeAll.mutate()}
         >

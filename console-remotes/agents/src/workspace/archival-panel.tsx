@@ -21,7 +21,10 @@ import {
 import { TagsInput, Textarea } from '@engram/console-kit/widgets';
 import { IconPlus, IconSearch, IconTrash, IconX } from '@tabler/icons-react';
 import { searchArchivalMemory, type ArchivalSearch } from '../ade-api.js';
-import { agentKeys } from '../queries.js';
+import { agentKeys, useMemberPermissions } from '../queries.js';
+
+/** Storing and deleting a passage are agent writes the API grants only with every agent permission. */
+const ARCHIVAL_WRITE = ['create_agents', 'update_agents', 'delete_agents'];
 
 const PAGE_SIZE = 20;
 /** Search answers the best matches only; this many is more than a panel shows without scrolling. */
@@ -45,6 +48,7 @@ function PassageCard({ agentId, passage }: { agentId: string; passage: PassageVi
   const format = useFormatters();
   const refresh = useRefreshPassages(agentId);
   const remove = useMutation({ mutationFn: () => v1.deletePassage(agentId, passage.id), onSuccess: refresh });
+  const { can } = useMemberPermissions();
   return (
     <Card withBorder radius="md" p="xs" data-testid="archival-passage">
       <Group justify="space-between" align="flex-start" wrap="nowrap">
@@ -64,11 +68,13 @@ function PassageCard({ agentId, passage }: { agentId: string; passage: PassageVi
           </Group>
           {remove.error ? <ErrorNotice error={remove.error} title="Not deleted" /> : null}
         </Stack>
-        <Tooltip label="Delete passage">
-          <ActionIcon size="sm" variant="subtle" color="red" loading={remove.isPending} onClick={() => remove.mutate()} aria-label="Delete passage">
-            <IconTrash size={14} />
-          </ActionIcon>
-        </Tooltip>
+        {can(...ARCHIVAL_WRITE) ? (
+          <Tooltip label="Delete passage">
+            <ActionIcon size="sm" variant="subtle" color="red" loading={remove.isPending} onClick={() => remove.mutate()} aria-label="Delete passage">
+              <IconTrash size={14} />
+            </ActionIcon>
+          </Tooltip>
+        ) : null}
       </Group>
     </Card>
   );
@@ -246,15 +252,18 @@ export function ArchivalPanel({ agentId }: { agentId: string }) {
   const [search, setSearch] = useState<ArchivalSearch | null>(null);
   const [adding, setAdding] = useState(false);
   const [cursors, setCursors] = useState<Array<string | null>>([null]);
+  const { can } = useMemberPermissions();
   return (
     <Stack gap="sm">
       <Group justify="space-between">
         <Text size="sm" fw={600}>
           {search ? `Passages matching “${search.query}”` : 'Passages, newest first'}
         </Text>
-        <Button size="xs" variant={adding ? 'default' : 'light'} leftSection={adding ? <IconX size={14} /> : <IconPlus size={14} />} onClick={() => setAdding((open) => !open)}>
-          {adding ? 'Close' : 'Add'}
-        </Button>
+        {can(...ARCHIVAL_WRITE) ? (
+          <Button size="xs" variant={adding ? 'default' : 'light'} leftSection={adding ? <IconX size={14} /> : <IconPlus size={14} />} onClick={() => setAdding((open) => !open)}>
+            {adding ? 'Close' : 'Add'}
+          </Button>
+        ) : null}
       </Group>
       {adding ? (
         <AddPassage

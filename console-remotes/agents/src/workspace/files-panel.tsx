@@ -4,7 +4,7 @@ import { ActionIcon, Box, Button, Card, Divider, ErrorNotice, Group, Skeleton, S
 import { Select } from '@engram/console-kit/widgets';
 import { IconFolder, IconFolderPlus, IconPlugConnected, IconUnlink } from '@tabler/icons-react';
 import { attachFolder, createFolder, detachFolder, listAgentFolders, listFolders, type Folder } from '../ade-api.js';
-import { agentKeys } from '../queries.js';
+import { agentKeys, useMemberPermissions } from '../queries.js';
 import { AgentFiles } from './agent-files.js';
 import { CursorPager, useCursorPages } from './cursor-pager.js';
 import { FolderFiles } from './folder-files.js';
@@ -112,6 +112,7 @@ function NewFolderForm({ agentId, onDone }: { agentId: string; onDone: () => voi
 function FolderCard({ agentId, folder }: { agentId: string; folder: Folder }) {
   const refresh = useRefreshAttachments(agentId);
   const detach = useMutation({ mutationFn: () => detachFolder(agentId, folder.id), onSuccess: refresh });
+  const { can } = useMemberPermissions();
   return (
     <Card withBorder radius="md" p="sm" data-testid={`folder-${folder.name}`}>
       <Stack gap={6}>
@@ -122,11 +123,13 @@ function FolderCard({ agentId, folder }: { agentId: string; folder: Folder }) {
               {folder.name}
             </Text>
           </Group>
-          <Tooltip label="Detach from this agent (the folder and its files stay)">
-            <ActionIcon size="sm" variant="subtle" color="red" loading={detach.isPending} onClick={() => detach.mutate()} aria-label={`Detach ${folder.name}`}>
-              <IconUnlink size={14} />
-            </ActionIcon>
-          </Tooltip>
+          {can('update_agents') ? (
+            <Tooltip label="Detach from this agent (the folder and its files stay)">
+              <ActionIcon size="sm" variant="subtle" color="red" loading={detach.isPending} onClick={() => detach.mutate()} aria-label={`Detach ${folder.name}`}>
+                <IconUnlink size={14} />
+              </ActionIcon>
+            </Tooltip>
+          ) : null}
         </Group>
         {folder.description ? (
           <Text size="xs" c="dimmed" lineClamp={2}>
@@ -145,6 +148,7 @@ export function FilesPanel({ agentId }: { agentId: string }) {
   const v1 = useV1();
   const pages = useCursorPages();
   const [adding, setAdding] = useState<'pick' | 'create' | null>(null);
+  const { can } = useMemberPermissions();
   const folders = useQuery({
     queryKey: agentKeys.folderPage(v1, agentId, pages.after),
     // One more than a page tells whether there is a next one.
@@ -160,12 +164,16 @@ export function FilesPanel({ agentId }: { agentId: string }) {
         </Text>
         {adding === null ? (
           <Group gap="xs">
-            <Button size="xs" variant="light" leftSection={<IconPlugConnected size={14} />} onClick={() => setAdding('pick')}>
-              Attach a folder
-            </Button>
-            <Button size="xs" variant="light" leftSection={<IconFolderPlus size={14} />} onClick={() => setAdding('create')}>
-              New folder
-            </Button>
+            {can('update_agents') ? (
+              <Button size="xs" variant="light" leftSection={<IconPlugConnected size={14} />} onClick={() => setAdding('pick')}>
+                Attach a folder
+              </Button>
+            ) : null}
+            {can('update_agents', 'create_data_sources') ? (
+              <Button size="xs" variant="light" leftSection={<IconFolderPlus size={14} />} onClick={() => setAdding('create')}>
+                New folder
+              </Button>
+            ) : null}
           </Group>
         ) : null}
       </Group>

@@ -22,7 +22,7 @@ import {
 import { FileButton, Progress } from '@engram/console-kit/widgets';
 import { IconAlertTriangle, IconTrash, IconUpload } from '@tabler/icons-react';
 import { deleteFolderFile, listFolderFiles, uploadFile, type DuplicateHandling, type FileProcessingStatus, type FolderFile } from '../ade-api.js';
-import { agentKeys } from '../queries.js';
+import { agentKeys, useMemberPermissions } from '../queries.js';
 import { CursorPager, useCursorPages } from './cursor-pager.js';
 
 const PAGE_SIZE = 20;
@@ -79,6 +79,7 @@ function IngestionProgress({ file }: { file: FolderFile }) {
 function FileRow({ file, onDeleted }: { file: FolderFile; onDeleted: () => Promise<unknown> }) {
   const format = useFormatters();
   const remove = useMutation({ mutationFn: () => deleteFolderFile(file.source_id, file.id), onSuccess: onDeleted });
+  const { can } = useMemberPermissions();
   const details = [readableSize(file.file_size), file.processing_status === 'completed' && file.total_chunks !== null ? `${format.number(file.total_chunks)} ${file.total_chunks === 1 ? 'chunk' : 'chunks'}` : null]
     .filter(Boolean)
     .join(' · ');
@@ -101,11 +102,13 @@ function FileRow({ file, onDeleted }: { file: FolderFile; onDeleted: () => Promi
               ) : null}
             </Group>
           </Stack>
-          <Tooltip label="Delete the file and its chunks">
-            <ActionIcon size="sm" variant="subtle" color="red" loading={remove.isPending} onClick={() => remove.mutate()} aria-label={`Delete ${file.file_name}`}>
-              <IconTrash size={14} />
-            </ActionIcon>
-          </Tooltip>
+          {can('delete_data_sources') ? (
+            <Tooltip label="Delete the file and its chunks">
+              <ActionIcon size="sm" variant="subtle" color="red" loading={remove.isPending} onClick={() => remove.mutate()} aria-label={`Delete ${file.file_name}`}>
+                <IconTrash size={14} />
+              </ActionIcon>
+            </Tooltip>
+          ) : null}
         </Group>
         {isIngesting(file) ? <IngestionProgress file={file} /> : null}
         {file.processing_status === 'error' ? (
@@ -232,6 +235,7 @@ export function FolderFiles({ agentId, folderId }: { agentId: string; folderId: 
     refetchInterval: (query) => (query.state.data?.some(isIngesting) ? INGESTION_POLL_MS : false),
   });
   const refreshFiles = () => queryClient.invalidateQueries({ queryKey: agentKeys.folderFiles(v1, folderId) });
+  const { can } = useMemberPermissions();
 
   // Ingestion opens a file in the agent once its text is parsed, and deleting one closes it: the agent's
   // files follow every change of this list's files and statuses.
@@ -250,7 +254,7 @@ export function FolderFiles({ agentId, folderId }: { agentId: string; folderId: 
   const files = (page.data ?? []).slice(0, PAGE_SIZE);
   return (
     <Stack gap={6}>
-      <UploadZone folderId={folderId} onUploaded={refreshFiles} />
+      {can('create_data_sources') ? <UploadZone folderId={folderId} onUploaded={refreshFiles} /> : null}
       {page.isPending ? (
         <Skeleton h={40} />
       ) : page.error ? (

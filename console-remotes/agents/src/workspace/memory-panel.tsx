@@ -17,12 +17,13 @@ import {
 } from '@engram/console-kit';
 import { NumberInput, Progress, Textarea } from '@engram/console-kit/widgets';
 import { IconLock, IconPencil } from '@tabler/icons-react';
-import { agentKeys, useBlocks } from '../queries.js';
+import { agentKeys, useBlocks, useMemberPermissions } from '../queries.js';
 
 function BlockCard({ agentId, block }: { agentId: string; block: Block }) {
   const v1 = useV1();
   const queryClient = useQueryClient();
   const format = useFormatters();
+  const { can } = useMemberPermissions();
   const [editing, setEditing] = useState(false);
   const [value, setValue] = useState(block.value);
   const [limit, setLimit] = useState<number | string>(block.limit);
@@ -57,7 +58,7 @@ function BlockCard({ agentId, block }: { agentId: string; block: Block }) {
             <Text size="xs" c={ratio > 0.9 ? 'red' : 'dimmed'} ff="monospace" data-testid="block-chars">
               {format.number(used)} / {format.number(shownLimit)}
             </Text>
-            {!editing ? (
+            {!editing && can('update_agents') ? (
               <Tooltip label="Edit block">
                 <ActionIcon
                   size="sm"
