@@ -1,12 +1,18 @@
+import { lazy } from 'react';
 import { Route, Routes } from '@engram/console-kit';
 import { AgentsListPage } from './agents-list.js';
 import { CreateAgentPage } from './create-agent.js';
-import { McpServerPage } from './mcp/mcp-server-page.js';
-import { McpServersPage } from './mcp/mcp-servers-page.js';
 import { SectionLayout } from './section-layout.js';
-import { ToolPage } from './tools/tool-page.js';
-import { ToolsPage } from './tools/tools-page.js';
 import { AgentWorkspace } from './workspace/workspace.js';
+
+// The platform screens load on first visit, so they add nothing to what the agents list and the ADE download.
+const ToolsPage = lazy(() => import('./tools/tools-page.js').then((module) => ({ default: module.ToolsPage })));
+const ToolPage = lazy(() => import('./tools/tool-page.js').then((module) => ({ default: module.ToolPage })));
+const McpServersPage = lazy(() => import('./mcp/mcp-servers-page.js').then((module) => ({ default: module.McpServersPage })));
+const McpServerPage = lazy(() => import('./mcp/mcp-server-page.js').then((module) => ({ default: module.McpServerPage })));
+const ProvidersPage = lazy(() => import('./providers/providers-page.js').then((module) => ({ default: module.ProvidersPage })));
+const IdentitiesPage = lazy(() => import('./identities/identities-page.js').then((module) => ({ default: module.IdentitiesPage })));
+const SandboxPage = lazy(() => import('./sandbox/sandbox-page.js').then((module) => ({ default: module.SandboxPage })));
 
 /**
  * The agents remote's one app entry (`agents/app`), mounted by the shell under
@@ -23,6 +29,9 @@ export default function AgentsApp() {
         <Route path="tools/:toolId" element={<ToolPage />} />
         <Route path="mcp-servers" element={<McpServersPage />} />
         <Route path="mcp-servers/:serverId" element={<McpServerPage />} />
+        <Route path="providers" element={<ProvidersPage />} />
+        <Route path="identities" element={<IdentitiesPage />} />
+        <Route path="sandbox" element={<SandboxPage />} />
       </Route>
       <Route path="new" element={<CreateAgentPage />} />
       <Route path=":agentId" element={<AgentWorkspace />} />

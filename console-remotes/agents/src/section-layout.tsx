@@ -1,4 +1,5 @@
-import { Button, Group, Outlet, RouterNavLink, ScrollArea } from '@engram/console-kit';
+import { Suspense } from 'react';
+import { Button, Group, Loader, Outlet, RouterNavLink, ScrollArea } from '@engram/console-kit';
 import { IconBox, IconId, IconKey, IconPlug, IconRobot, IconTool, type Icon } from '@tabler/icons-react';
 
 /** The screens of this remote besides the agent workspace; the shell's navigation has one entry for all of them. */
@@ -29,7 +30,10 @@ export function SectionLayout() {
           ))}
         </Group>
       </ScrollArea>
-      <Outlet />
+      {/* The screens below load on first visit; the links stay while one does. */}
+      <Suspense fallback={<Loader m="xl" />}>
+        <Outlet />
+      </Suspense>
     </>
   );
 }

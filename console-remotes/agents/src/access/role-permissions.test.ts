@@ -31,6 +31,7 @@ const ACTION_ROUTES: Record<Action, Array<[method: string, route: string]>> = {
     ['POST', '/v1/providers/check'],
     ['POST', '/v1/providers/:provider_id/check'],
   ],
+  replaceProviderKey: [['PATCH', '/v1/providers/:provider_id']],
   deleteProvider: [['DELETE', '/v1/providers/:provider_id']],
   createIdentity: [['POST', '/v1/identities/']],
   updateIdentity: [
@@ -40,6 +41,7 @@ const ACTION_ROUTES: Record<Action, Array<[method: string, route: string]>> = {
   deleteIdentity: [['DELETE', '/v1/identities/:identity_id']],
   createSandboxConfig: [
     ['POST', '/v1/sandbox-config/local'],
+    ['POST', '/v1/sandbox-config/local/default'],
     ['POST', '/v1/sandbox-config/local/recreate-venv'],
   ],
   updateSandboxConfig: [['PATCH', '/v1/sandbox-config/:sandbox_config_id']],

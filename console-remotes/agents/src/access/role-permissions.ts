@@ -38,11 +38,12 @@ export const ACTION_PERMISSIONS = {
   useMcpServer: everyToolWrite,
   addProvider: ['connect_integrations'],
   checkProvider: ['connect_integrations'],
+  replaceProviderKey: ['connect_integrations'],
   deleteProvider: ['connect_integrations'],
   createIdentity: ['create_agents'],
   updateIdentity: ['update_agents'],
   deleteIdentity: ['delete_agents'],
-  /** Creating the local sandbox config (or rebuilding its venv) when the organization has none. */
+  /** Creating the local sandbox config, with given settings or its defaults, and rebuilding its venv. */
   createSandboxConfig: everyToolWrite,
   updateSandboxConfig: ['update_tools'],
   manageSandboxVariables: ['update_tools'],
