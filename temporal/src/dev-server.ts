@@ -34,6 +34,26 @@ export function findTemporalCli(cacheDir = defaultCliCacheDir()): string | undef
   return isExecutable(cached) ? cached : onPath('temporal');
 }
 
+/** How often the CLI build says it is still going: it takes minutes, and go prints nothing while it compiles. */
+const BUILD_PROGRESS_EVERY_MS = 15_000;
+
+/**
+ * Runs `go install` and prints a line every BUILD_PROGRESS_EVERY_MS while it does. It is a program for a plain
+ * `node -e` child: ensureTemporalCli is synchronous for its callers, and a blocked process cannot run a timer.
+ * Arguments: the interval, go, then go's arguments.
+ */
+const GO_INSTALL_WITH_PROGRESS = `
+const { spawn } = require('node:child_process');
+const [everyMs, go, ...args] = process.argv.slice(1);
+const started = Date.now();
+const ticker = setInterval(() => {
+  console.log('  still building the Temporal CLI… ' + Math.round((Date.now() - started) / 1000) + ' s');
+}, Number(everyMs));
+const build = spawn(go, args, { stdio: 'inherit' });
+build.on('error', (error) => { console.error(error.message); process.exit(1); });
+build.on('exit', (code) => { clearInterval(ticker); process.exit(code ?? 1); });
+`;
+
 /** Finds the Temporal CLI, building it from the Go module proxy once if it is missing. */
 export function ensureTemporalCli(
   options: { cacheDir?: string; log?: (line: string) => void } = {},
@@ -49,14 +69,16 @@ export function ensureTemporalCli(
   }
   mkdirSync(cacheDir, { recursive: true });
   options.log?.(`Building the Temporal CLI (${TEMPORAL_CLI_MODULE}) into ${cacheDir}; this takes a few minutes once.`);
-  const build = spawnSync(go, ['install', TEMPORAL_CLI_MODULE], {
+  const started = Date.now();
+  const build = spawnSync(process.execPath, ['-e', GO_INSTALL_WITH_PROGRESS, String(BUILD_PROGRESS_EVERY_MS), go, 'install', TEMPORAL_CLI_MODULE], {
     env: { ...process.env, GOBIN: cacheDir, CGO_ENABLED: '0' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const built = path.join(cacheDir, 'temporal');
   if (build.status !== 0 || !isExecutable(built)) {
-    throw new Error(`Building the Temporal CLI failed (go install exited ${build.status}).`);
+    throw new Error(`Building the Temporal CLI failed (go install exited ${build.status ?? build.signal}).`);
   }
+  options.log?.(`Built the Temporal CLI in ${Math.round((Date.now() - started) / 1000)} s.`);
   return built;
 }
 
