@@ -11,6 +11,7 @@ const forbiddenInWorkflows = [
   '@engram/api/*',
   '@engram/temporal',
   '@engram/temporal/*',
+  '@engram/integrations/*',
   'knex',
   'objection',
   'pg',
@@ -21,6 +22,12 @@ const forbiddenInWorkflows = [
   '@temporalio/activity',
   '@temporalio/testing',
 ];
+
+/** One `no-restricted-imports` entry per forbidden package: the package itself and its subpaths. */
+const forbidPackages = (packages, message) => ({
+  paths: packages.map((name) => ({ name, message })),
+  patterns: [{ group: packages.map((name) => `${name}/*`), message }],
+});
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', 'console-shell/**', 'console-remotes/**'] },
@@ -61,6 +68,30 @@ export default tseslint.config(
         { name: 'fetch', message: 'No I/O in workflows: call an activity.' },
         { name: 'setInterval', message: 'Use sleep() or condition() from @temporalio/workflow.' },
         { name: 'process', message: 'Workflows cannot read the environment.' },
+      ],
+    },
+  },
+  {
+    // The API reaches providers, MCP servers, sandboxes and the archival store through @engram/integrations;
+    // @engram/activities is the worker's entry points, registered by temporal/ alone.
+    files: ['api/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        forbidPackages(['@engram/activities', '@engram/workflows', '@temporalio/worker', '@temporalio/activity'], 'The API imports @engram/integrations and @engram/temporal (client side), never the worker side.'),
+      ],
+    },
+  },
+  {
+    // Shared by the API process and the worker: nothing here may assume it runs inside an activity.
+    files: ['integrations/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        forbidPackages(
+          ['@engram/activities', '@engram/api', '@engram/temporal', '@engram/workflows', '@temporalio/activity', '@temporalio/worker', '@temporalio/workflow'],
+          'Integrations are shared by the API and the worker: no activity context, no API or worker code.',
+        ),
       ],
     },
   },

@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['{core,api,workflows,activities,db,temporal,testing,scripts}/**/*.test.ts', '{console-shell,console-remotes}/**/*.test.ts'],
+    include: ['{core,api,workflows,activities,integrations,db,temporal,testing,scripts}/**/*.test.ts', '{console-shell,console-remotes}/**/*.test.ts'],
     globalSetup: ['testing/src/global-setup.ts'],
     setupFiles: ['testing/src/setup-file.ts'],
     pool: 'forks',

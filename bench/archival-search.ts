@@ -27,11 +27,7 @@ import {
   resolvePostgresServer,
   type Database,
 } from '@engram/db';
-import { createEmbedder } from '@engram/activities/archival/embedder';
-import { LOCAL_EMBEDDING_CONFIG } from '@engram/activities/archival/local-embedder';
-import { createPassageStore, type PassageStore } from '@engram/activities/archival/passage-store';
-import type { SearchMode } from '@engram/activities/archival/rank-fusion';
-import { decodeEmbedding, dot } from '@engram/activities/archival/vectors';
+import { createEmbedder, LOCAL_EMBEDDING_CONFIG, createPassageStore, type PassageStore, type SearchMode, decodeEmbedding, dot } from '@engram/integrations/archival';
 import { summarize, type Summary } from './stats.js';
 
 export type ArchivalSearchBenchOptions = { passages: number; queries: number; warmup: number; topK: number; log: (line: string) => void };

@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
-import { insertFolder, insertUploadedFile, waitForFileStatus } from '@engram/activities/files/fixtures/uploaded-file';
+import { insertFolder, insertUploadedFile, waitForFileStatus } from '@engram/testing/fixtures/uploaded-file';
 import { createDatabase, createSecretBox, newId, Organization, SourceFile, type Database } from '@engram/db';
 import { createFileIngestionClient, createTemporalClient, createWorker } from '@engram/temporal';
 import { fileIngestionWorkflowId } from '@engram/workflows/file-ingestion/ids';

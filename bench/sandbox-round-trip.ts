@@ -2,7 +2,7 @@
  * Local-sandbox tool round trip: one call = a fresh child process in its own temp directory, JSON
  * arguments in, JSON result out. Run: node --import tsx bench/sandbox-round-trip.ts [--samples 40]
  */
-import { runInLocalSandbox, type LocalSandboxInput } from '../activities/src/tools/sandbox/local-sandbox.js';
+import { runInLocalSandbox, type LocalSandboxInput } from '@engram/integrations/sandbox';
 
 const samples = Number(process.argv[process.argv.indexOf('--samples') + 1] || 40);
 

@@ -3,7 +3,7 @@ import { createHealthActivities } from './health/check-database.js';
 import { createAgentRunActivities } from './agent-run/index.js';
 import { createToolActivities } from './tools/index.js';
 import { createFileIngestionActivities } from './files/index.js';
-import type { BaseProviderConfig } from './llm/index.js';
+import type { BaseProviderConfig } from '@engram/integrations/llm';
 
 export type ActivityDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox };
 
@@ -18,3 +18,9 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+// What the worker wiring and the workflows (as types) need; everything shared with the API is in @engram/integrations.
+export type { HealthActivities } from './health/check-database.js';
+export type { AgentRunActivities, AgentRunDeps } from './agent-run/index.js';
+export type { ToolActivities } from './tools/index.js';
+export { CHUNKS_PER_BATCH, type ChunkBatch, type FileIngestionActivities, type FileRef } from './files/index.js';

@@ -1,6 +1,6 @@
 import closeWithGrace from 'close-with-grace';
 import { createDatabase, createSecretBox } from '@engram/db';
-import { parseBaseProviders } from '@engram/activities/llm/index';
+import { parseBaseProviders } from '@engram/integrations/llm';
 import { createTemporalClient, parseTemporalConfig, ConfigError } from '@engram/temporal';
 import { buildApp } from './app.js';
 import { parseApiConfig } from './config.js';

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
  * over the text of stored messages, for `POST /v1/agents/messages/search`.
  *
  * Vector search works on stock PostgreSQL: each embedding is reduced to a 1024-bit random-hyperplane
- * signature (SimHash; `activities/src/archival/signature.ts`), whose Hamming distance estimates the angle
+ * signature (SimHash; `integrations/src/archival/signature.ts`), whose Hamming distance estimates the angle
  * between two embeddings. A search scans the signatures of one archive with `bit_count(signature # query)`,
  * keeps the nearest few hundred, and re-ranks those exactly by cosine over the full embeddings. The
  * signatures live apart from `passages` so that scan reads ~200 bytes a row instead of the text, the
@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
  *
  * When the server has pgvector, the migration also adds `passage_vectors.embedding_vector` with HNSW
  * indexes for the common dimensions, and the passage store orders by `<=>` over it instead of scanning
- * signatures (`activities/src/archival/passage-store.ts` checks for the column).
+ * signatures (`integrations/src/archival/passage-store.ts` checks for the column).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('archives', (t) => {

@@ -8,8 +8,7 @@ import {
   type ToolRuleState,
 } from '@engram/core';
 import { StepTrace, type Database, type SecretBox } from '@engram/db';
-import { classifyProviderError, createModelClient, ModelCallError, type BaseProviderConfig } from '../llm/index.js';
-import { providerFor } from '../llm/provider-for.js';
+import { classifyProviderError, createModelClient, ModelCallError, providerFor, type BaseProviderConfig } from '@engram/integrations/llm';
 import { loadRunContext } from './context.js';
 import { publishDelta } from './run-log.js';
 

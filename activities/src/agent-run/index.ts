@@ -1,10 +1,10 @@
 import type { Database, SecretBox } from '@engram/db';
-import type { BaseProviderConfig } from '../llm/index.js';
+import { createCompactContext } from '@engram/integrations/compaction';
+import type { BaseProviderConfig } from '@engram/integrations/llm';
 import { createApplyModelTurn, createCompleteToolStep } from './apply-turn.js';
 import { createBeginRun } from './begin-run.js';
 import { createCallModel } from './call-model.js';
 import { createFinishRun, createMarkRunAbandoned, createSendRunCallback } from './finish-run.js';
-import { createCompactContext } from '../compaction/compact.js';
 
 export type AgentRunDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox };
 

@@ -1,6 +1,5 @@
 export {
   createFileIngestionActivities,
-  chunkPassageId,
   CHUNKS_PER_BATCH,
   type FileIngestionActivities,
   type FileIngestionDeps,

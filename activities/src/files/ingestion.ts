@@ -1,16 +1,23 @@
-import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { RETRYABLE_MODEL_ERRORS } from '@engram/core';
 import { FileUpload, Source, SourceFile, type Database, type SecretBox } from '@engram/db';
 import { openFileInAttachedAgents } from '@engram/db/queries/file-agents';
 import type { Knex } from 'knex';
-import { createEmbedder } from '../archival/embedder.js';
-import { createPassageStore } from '../archival/passage-store.js';
-import { classifyProviderError, ModelCallError, type BaseProviderConfig } from '../llm/index.js';
-import { chunkingOptions, chunkText, planChunkBatches, type ChunkCursor, type ChunkingOptions } from './chunker.js';
-import { fileTypeFor } from './file-types.js';
-import { chunkStyleFor, extractFileText, FileParseError } from './parse.js';
+import { createEmbedder, createPassageStore } from '@engram/integrations/archival';
+import {
+  chunkingOptions,
+  chunkPassageId,
+  chunkStyleFor,
+  chunkText,
+  extractFileText,
+  FileParseError,
+  fileTypeFor,
+  planChunkBatches,
+  type ChunkCursor,
+  type ChunkingOptions,
+} from '@engram/integrations/files';
+import { classifyProviderError, ModelCallError, type BaseProviderConfig } from '@engram/integrations/llm';
 
 export type FileIngestionDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox };
 
@@ -30,18 +37,6 @@ export const CHUNKS_PER_BATCH = 128;
 
 const HEARTBEAT_EVERY_MS = 2000;
 const FOREIGN_KEY_VIOLATION = '23503';
-
-/** Namespace of the passage ids of file chunks (RFC 4122 name-based ids, SHA-1). */
-const CHUNK_ID_NAMESPACE = Buffer.from('6d1f5c2a8b3e4f0a9c7d2e1b0a3f4c5d', 'hex');
-
-/** The passage id of a file's chunk: the same for the same file and index, so a retried write finds it taken. */
-export function chunkPassageId(fileId: string, index: number): string {
-  const hash = createHash('sha1').update(CHUNK_ID_NAMESPACE).update(`${fileId}#${index}`).digest();
-  hash[6] = (hash[6]! & 0x0f) | 0x50;
-  hash[8] = (hash[8]! & 0x3f) | 0x80;
-  const hex = hash.subarray(0, 16).toString('hex');
-  return `passage-${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 
 /** Runs `work` while telling Temporal this worker is alive, so a dead worker is noticed in seconds. */
 async function whileHeartbeating<T>(work: () => Promise<T>): Promise<T> {

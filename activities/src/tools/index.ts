@@ -1,7 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { createExecuteTool, type ExecuteToolDeps, type ExecuteToolInput } from './execute-tool.js';
-
-export { createExecuteTool, type ExecuteToolDeps, type ExecuteToolInput, type ExecuteToolResult } from './execute-tool.js';
+import { createExecuteTool, type ExecuteToolDeps, type ExecuteToolInput } from '@engram/integrations/tools';
 
 /** The activities that run tools; the agent-run workflow calls `executeTool` for each custom tool call. */
 export function createToolActivities(deps: ExecuteToolDeps) {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Archive, Organization, Passage, PassageVector, createDatabase, createSecretBox, newId, type Database, type Source, type SourceFile } from '@engram/db';
-import { insertFolder, insertUploadedFile } from '../files/fixtures/uploaded-file.js';
-import { chunkPassageId } from '../files/ingestion.js';
+import { insertFolder, insertUploadedFile } from '@engram/testing/fixtures/uploaded-file';
+import { chunkPassageId } from '../files/chunker.js';
 import { createEmbedder } from './embedder.js';
 import { LOCAL_EMBEDDING_CONFIG } from './local-embedder.js';
 import { createPassageStore, type PassageStore } from './passage-store.js';

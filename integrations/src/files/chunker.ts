@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Splits a file's text into overlapping chunks for embedding. Sizes are in tokens, estimated at four
  * characters each (as the archival token limit is). Prose is cut at paragraph, then sentence, then word
@@ -151,4 +153,16 @@ export function planChunkBatches(text: string, options: ChunkingOptions, batchSi
     totalChunks += 1;
   }
   return { totalChunks, batches };
+}
+
+/** Namespace of the passage ids of file chunks (RFC 4122 name-based ids, SHA-1). */
+const CHUNK_ID_NAMESPACE = Buffer.from('6d1f5c2a8b3e4f0a9c7d2e1b0a3f4c5d', 'hex');
+
+/** The passage id of a file's chunk: the same for the same file and index, so a retried write finds it taken. */
+export function chunkPassageId(fileId: string, index: number): string {
+  const hash = createHash('sha1').update(CHUNK_ID_NAMESPACE).update(`${fileId}#${index}`).digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `passage-${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

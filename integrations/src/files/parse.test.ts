@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { minimalPdf } from './fixtures/minimal-pdf.js';
+import { minimalPdf } from '@engram/testing/fixtures/minimal-pdf';
 import { chunkStyleFor, extractFileText, FileParseError } from './parse.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);

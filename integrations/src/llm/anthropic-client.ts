@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { buildAnthropicMessagesPayload, type ModelRequest, type ModelTurn } from '@engram/core';
-import type { CompleteOptions, ModelClient, ModelClientProvider } from './client.js';
+import type { CompleteOptions, ModelClient, ModelClientProvider } from './types.js';
 import { callFailure, estimatedUsage, TurnAssembler } from './turn-support.js';
 
 /** Providers list Anthropic's base URL with `/v1`, as its API paths read; the SDK adds `/v1` itself. */

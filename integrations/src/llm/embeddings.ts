@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import type { ModelClientProvider } from './client.js';
+import type { ModelClientProvider } from './types.js';
 import { ModelCallError } from './errors.js';
 import { callFailure } from './turn-support.js';
 

@@ -1,6 +1,6 @@
 import { buildOpenAiChatPayload, type ModelRequest, type ModelTurn } from '@engram/core';
 import OpenAI from 'openai';
-import type { CompleteOptions, ModelClient, ModelClientProvider } from './client.js';
+import type { CompleteOptions, ModelClient, ModelClientProvider } from './types.js';
 import { ModelCallError } from './errors.js';
 import { callFailure, estimatedUsage, TurnAssembler } from './turn-support.js';
 

@@ -4,7 +4,7 @@ import { createEmbedder } from '../archival/embedder.js';
 import { createPassageStore } from '../archival/passage-store.js';
 import { createSemanticSearchFiles, SEMANTIC_SEARCH_FILES } from './semantic-search-files.js';
 import type { BaseProviderConfig } from '../llm/index.js';
-import { createVenvManager, type VenvManager } from './sandbox/venv.js';
+import { createVenvManager, type VenvManager } from '../sandbox/venv.js';
 import { createToolRunner, defaultVenvRoot, openSecret, truncateToolReturn, UnreadableSecretError } from './tool-runner.js';
 import { createMcpConnectionPool, type McpConnectionPool } from '../mcp/connection-pool.js';
 import { createMcpToolExecutor } from '../mcp/execute-mcp-tool.js';

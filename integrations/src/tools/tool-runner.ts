@@ -8,8 +8,8 @@ import {
   type SandboxType,
   type SecretBox,
 } from '@engram/db';
-import { runInLocalSandbox, type SandboxOutcome } from './sandbox/local-sandbox.js';
-import { VenvSetupError, type PipRequirement, type VenvManager } from './sandbox/venv.js';
+import { runInLocalSandbox, type SandboxOutcome } from '../sandbox/local-sandbox.js';
+import { VenvSetupError, type PipRequirement, type VenvManager } from '../sandbox/venv.js';
 
 /** The reference server's local sandbox timeout (`tool_sandbox_timeout`), when the config sets none. */
 export const DEFAULT_LOCAL_TIMEOUT_SECONDS = 180;

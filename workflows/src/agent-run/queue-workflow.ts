@@ -10,7 +10,7 @@ import {
   TimeoutFailure,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AgentRunActivities } from '@engram/activities/agent-run/index';
+import type { AgentRunActivities } from '@engram/activities';
 import { AGENT_ID, ORGANIZATION_ID, RUN_TYPE } from '../search-attributes.js';
 import { enqueueRunSignal } from './messages.js';
 import { agentRunWorkflow } from './run-workflow.js';

@@ -8,8 +8,7 @@ import {
   uuid4,
 } from '@temporalio/workflow';
 import type { StopReason, TokenUsage } from '@engram/core';
-import type { AgentRunActivities } from '@engram/activities/agent-run/index';
-import type { ToolActivities } from '@engram/activities/tools/index';
+import type { AgentRunActivities, ToolActivities } from '@engram/activities';
 import type { AgentRunInput, AgentRunResult, RunFailure } from './types.js';
 
 // Database bookkeeping is short and idempotent (keyed by run and step ids): local activities keep

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chunkPassageId, CHUNKS_PER_BATCH } from '@engram/activities/files/index';
-import { insertFolder, insertUploadedFile, waitForFileStatus } from '@engram/activities/files/fixtures/uploaded-file';
+import { CHUNKS_PER_BATCH } from '@engram/activities';
+import { chunkPassageId } from '@engram/integrations/files';
+import { insertFolder, insertUploadedFile, waitForFileStatus } from '@engram/testing/fixtures/uploaded-file';
 import { Passage, SourceFile } from '@engram/db';
 import { createFileIngestionClient } from '@engram/temporal';
 import { startTestStack, startWorkerProcess, type ManagedProcess, type TestStack } from '@engram/testing';

@@ -1,17 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createActivities } from '@engram/activities';
-import { createEmbedder } from '@engram/activities/archival/embedder';
-import { createPassageStore, type PassageStore } from '@engram/activities/archival/passage-store';
-import { chunkPassageId, type ChunkBatch, type FileRef } from '@engram/activities/files/index';
-import { minimalPdf } from '@engram/activities/files/fixtures/minimal-pdf';
-import { insertFolder, insertUploadedFile, waitForFileStatus } from '@engram/activities/files/fixtures/uploaded-file';
+import { createActivities, type ChunkBatch, type FileRef } from '@engram/activities';
+import { createEmbedder, createPassageStore, LOCAL_EMBEDDING_CONFIG, type PassageStore } from '@engram/integrations/archival';
+import { chunkPassageId } from '@engram/integrations/files';
+import { minimalPdf } from '@engram/testing/fixtures/minimal-pdf';
+import { insertFolder, insertUploadedFile, waitForFileStatus } from '@engram/testing/fixtures/uploaded-file';
 import { createSecretBox, FileAgent, Passage, PassageVector, SourceFile, type Source } from '@engram/db';
 import { attachFolderToAgent } from '@engram/db/queries/file-agents';
 import { createFileIngestionClient, type FileIngestionClient } from '@engram/temporal';
 import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
-import { LOCAL_EMBEDDING_CONFIG } from '@engram/activities/archival/local-embedder';
 import { fileIngestionWorkflowId } from './ids.js';
 
 let stack: TestStack;

@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
-import type { FileIngestionActivities } from '@engram/activities/files/index';
+import type { FileIngestionActivities } from '@engram/activities';
 import type { FileIngestionInput } from './ids.js';
 
 // Parsing and chunking read the file from the database and write its state back: quick, idempotent,

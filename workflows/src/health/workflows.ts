@@ -1,5 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { HealthActivities } from '@engram/activities/health/check-database';
+import type { HealthActivities } from '@engram/activities';
 
 // A probe must fail fast rather than queue behind retries.
 const { checkDatabase } = proxyActivities<HealthActivities>({

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOCAL_EMBEDDING_CONFIG, LOCAL_EMBEDDING_HANDLE } from '@engram/activities/archival/local-embedder';
+import { LOCAL_EMBEDDING_CONFIG, LOCAL_EMBEDDING_HANDLE } from '@engram/integrations/archival';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
 const { stack, model, client, api, post, systemMessageText: systemPrompt, stop } = await startAgentTestContext({

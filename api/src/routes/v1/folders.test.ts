@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Letta, { toFile } from '@letta-ai/letta-client';
 import { AgentTool, FileUpload, SourceAgent, SourceFile, Tool, attachFolderToAgent, newId } from '@engram/db';
-import { LOCAL_EMBEDDING_CONFIG } from '@engram/activities/archival/local-embedder';
+import { LOCAL_EMBEDDING_CONFIG } from '@engram/integrations/archival';
 import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
 import { buildApp } from '../../app.js';
 import { parseApiConfig } from '../../config.js';

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import type Letta from '@letta-ai/letta-client';
 import type { FastifyInstance } from 'fastify';
 import { createSecretBox, maskSecret, McpServer, Tool } from '@engram/db';
-import { createMcpConnectionPool } from '@engram/activities/mcp/connection-pool';
+import { createMcpConnectionPool } from '@engram/integrations/mcp';
 import { requestV1, startAgentTestContext, type ParsedResponse } from '@engram/testing/agent-test-context';
 import { FIXTURE_STDIO_COMMAND, startFixtureHttpServer, type FixtureHttpServer } from '@engram/testing/mcp-fixture/index';
 import { buildApp } from '../../app.js';

@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SandboxEnvironmentVariable } from '@engram/db';
-import { defaultVenvRoot } from '@engram/activities/tools/tool-runner';
+import { defaultVenvRoot } from '@engram/integrations/tools';
 import { startTestStack, type TestStack } from '@engram/testing';
 
 let stack: TestStack;

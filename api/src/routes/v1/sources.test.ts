@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_EMBEDDING_CONFIG, LOCAL_EMBEDDING_HANDLE } from '@engram/activities/archival/local-embedder';
+import { LOCAL_EMBEDDING_CONFIG, LOCAL_EMBEDDING_HANDLE } from '@engram/integrations/archival';
 import { startTestStack, type TestStack } from '@engram/testing';
 
 /** The deprecated `/v1/sources` mirror of `/v1/folders`; client 1.x has no methods for it, so it is called over plain HTTP. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Tool, type Database } from '@engram/db';
-import { runsInToolActivity, type ExecuteToolInput, type ExecuteToolResult } from '@engram/activities/tools/execute-tool';
+import { runsInToolActivity, type ExecuteToolInput, type ExecuteToolResult } from '@engram/integrations/tools';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { findAgent } from './agent-views.js';

@@ -1,6 +1,5 @@
 import { ArchiveAgent, Passage, type Archive, type Database } from '@engram/db';
-import { archiveForInsert, archivesOfAgent } from '@engram/activities/archival/agent-archives';
-import { PASSAGE_COLUMNS, type PassageStore, type RankedPassage } from '@engram/activities/archival/passage-store';
+import { archiveForInsert, archivesOfAgent, PASSAGE_COLUMNS, type PassageStore, type RankedPassage } from '@engram/integrations/archival';
 import { NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { findAgent } from '../agents/agent-views.js';

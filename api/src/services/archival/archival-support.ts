@@ -1,6 +1,5 @@
 import { ArchiveAgent, recompileSystemMessage, type Archive, type Database, type Passage } from '@engram/db';
-import { archivalTextProblem, type PassageStore } from '@engram/activities/archival/passage-store';
-import { parseSearchBound } from '@engram/activities/archival/zoned-time';
+import { archivalTextProblem, type PassageStore, parseSearchBound } from '@engram/integrations/archival';
 import type { Knex } from 'knex';
 import { UnprocessableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';

@@ -1,7 +1,5 @@
 import type { Archive, Message, Passage } from '@engram/db';
-import { decodeEmbedding } from '@engram/activities/archival/vectors';
-import { isoInTimezone } from '@engram/activities/archival/zoned-time';
-import type { RankedPassage } from '@engram/activities/archival/passage-store';
+import { decodeEmbedding, isoInTimezone, type RankedPassage } from '@engram/integrations/archival';
 import type { RankedMessage } from './message-search-service.js';
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);

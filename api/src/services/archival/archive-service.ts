@@ -1,6 +1,5 @@
 import { Agent, Archive, ArchiveAgent, Passage, recompileSystemMessage, type Database, type EmbeddingConfig, type SecretBox } from '@engram/db';
-import { LOCAL_EMBEDDING_CONFIG, LOCAL_EMBEDDING_HANDLE } from '@engram/activities/archival/local-embedder';
-import type { PassageStore, RankedPassage } from '@engram/activities/archival/passage-store';
+import { LOCAL_EMBEDDING_CONFIG, LOCAL_EMBEDDING_HANDLE, type PassageStore, type RankedPassage } from '@engram/integrations/archival';
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';

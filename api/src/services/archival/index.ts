@@ -1,7 +1,6 @@
 import type { Database, SecretBox } from '@engram/db';
-import { createEmbedder } from '@engram/activities/archival/embedder';
-import { createPassageStore } from '@engram/activities/archival/passage-store';
-import type { BaseProviderConfig } from '@engram/activities/llm/provider-config';
+import { createEmbedder, createPassageStore } from '@engram/integrations/archival';
+import type { BaseProviderConfig } from '@engram/integrations/llm';
 import type { ModelService } from '../models/model-service.js';
 import { createArchiveService } from './archive-service.js';
 import { createArchivalMemoryService } from './archival-memory-service.js';

@@ -1,7 +1,5 @@
 import { Agent, Message, type Database, type MessageRole } from '@engram/db';
-import { embedLocally } from '@engram/activities/archival/local-embedder';
-import { anyWordQuery, fuseRankings, type FusedRank, type SearchMode } from '@engram/activities/archival/rank-fusion';
-import { dot } from '@engram/activities/archival/vectors';
+import { embedLocally, anyWordQuery, fuseRankings, type FusedRank, type SearchMode, dot } from '@engram/integrations/archival';
 import type { RequestContext } from '../../http/request-context.js';
 import { findAgent } from '../agents/agent-views.js';
 import { searchBounds } from './archival-support.js';

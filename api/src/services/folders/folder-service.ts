@@ -13,8 +13,8 @@ import {
   type EmbeddingConfig,
   type FileProcessingStatus,
 } from '@engram/db';
-import { LOCAL_EMBEDDING_CONFIG, LOCAL_EMBEDDING_HANDLE } from '@engram/activities/archival/local-embedder';
-import { ACCEPTED_EXTENSIONS, fileTypeFor } from '@engram/activities/files/file-types';
+import { LOCAL_EMBEDDING_CONFIG, LOCAL_EMBEDDING_HANDLE } from '@engram/integrations/archival';
+import { ACCEPTED_EXTENSIONS, fileTypeFor } from '@engram/integrations/files';
 import type { FileIngestionClient } from '@engram/temporal';
 import type { Knex } from 'knex';
 import { UniqueViolationError } from 'objection';

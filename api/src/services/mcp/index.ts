@@ -1,5 +1,5 @@
 import type { Database, SecretBox } from '@engram/db';
-import type { McpConnectionPool } from '@engram/activities/mcp/connection-pool';
+import type { McpConnectionPool } from '@engram/integrations/mcp';
 import type { AgentToolService } from '../agents/agent-tools-service.js';
 import { createMcpOAuthService } from './mcp-oauth-service.js';
 import { createMcpServerService } from './mcp-server-service.js';

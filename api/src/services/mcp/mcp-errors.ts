@@ -1,4 +1,4 @@
-import { McpServerError } from '@engram/activities/mcp/errors';
+import { McpServerError } from '@engram/integrations/mcp';
 import { UpstreamError } from '../../errors.js';
 
 /**

@@ -1,11 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpOAuthSession, McpServer, newMcpOAuthSessionId, type Database, type SecretBox } from '@engram/db';
-import { probeMcpServer, type McpConnectionPool } from '@engram/activities/mcp/connection-pool';
-import { McpServerError } from '@engram/activities/mcp/errors';
-import { beginMcpAuthorization, completeMcpAuthorization, createMcpOAuthProvider, type McpOAuthState } from '@engram/activities/mcp/oauth';
-import { assessToolHealth } from '@engram/activities/mcp/tool-health';
-import type { McpTransportConfig } from '@engram/activities/mcp/transport-config';
+import { probeMcpServer, type McpConnectionPool, McpServerError, beginMcpAuthorization, completeMcpAuthorization, createMcpOAuthProvider, type McpOAuthState, assessToolHealth, type McpTransportConfig } from '@engram/integrations/mcp';
 import type { RequestContext } from '../../http/request-context.js';
 import type { McpServerConfigInput } from './mcp-server-input.js';
 import type { McpServerService } from './mcp-server-service.js';

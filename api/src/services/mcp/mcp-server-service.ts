@@ -1,7 +1,5 @@
 import { McpOAuthSession, McpServer, maskSecret, newMcpServerId, type Database, type SecretBox } from '@engram/db';
-import type { McpConnectionPool, McpServerTarget } from '@engram/activities/mcp/connection-pool';
-import { McpServerError } from '@engram/activities/mcp/errors';
-import { createServerTargets, openServerSecrets, type McpServerSecrets } from '@engram/activities/mcp/server-target';
+import { type McpConnectionPool, type McpServerTarget, McpServerError, createServerTargets, openServerSecrets, type McpServerSecrets } from '@engram/integrations/mcp';
 import type { Knex } from 'knex';
 import { UniqueViolationError } from 'objection';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';

@@ -1,7 +1,5 @@
 import { AgentTool, McpServer, Tool, newId, recompileSystemMessage, type Database } from '@engram/db';
-import type { McpTool } from '@engram/activities/mcp/connection';
-import { MCP_TOOL_TYPE, SCHEMA_STATUS_KEY, SCHEMA_WARNINGS_KEY, mcpServerTag, mcpToolLink, registeredToolSchema, type McpToolLink } from '@engram/activities/mcp/registered-tool';
-import { assessToolHealth } from '@engram/activities/mcp/tool-health';
+import { type McpTool, MCP_TOOL_TYPE, SCHEMA_STATUS_KEY, SCHEMA_WARNINGS_KEY, mcpServerTag, mcpToolLink, registeredToolSchema, type McpToolLink, assessToolHealth } from '@engram/integrations/mcp';
 import type { Knex } from 'knex';
 import { UniqueViolationError } from 'objection';
 import { ConflictError } from '../../errors.js';

@@ -1,12 +1,5 @@
 import type { Database, McpServer, Tool } from '@engram/db';
-import type { McpTool } from '@engram/activities/mcp/connection';
-import { probeMcpServer, type McpConnectionPool } from '@engram/activities/mcp/connection-pool';
-import { McpServerError } from '@engram/activities/mcp/errors';
-import { mcpToolLink } from '@engram/activities/mcp/registered-tool';
-import { requestHeaders } from '@engram/activities/mcp/server-target';
-import { assessToolHealth, type McpToolHealth } from '@engram/activities/mcp/tool-health';
-import { toolOutcome } from '@engram/activities/mcp/tool-result';
-import type { McpTransportConfig } from '@engram/activities/mcp/transport-config';
+import { type McpTool, probeMcpServer, type McpConnectionPool, McpServerError, mcpToolLink, requestHeaders, assessToolHealth, type McpToolHealth, toolOutcome, type McpTransportConfig } from '@engram/integrations/mcp';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import type { AgentToolService } from '../agents/agent-tools-service.js';

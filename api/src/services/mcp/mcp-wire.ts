@@ -1,7 +1,5 @@
 import { maskSecret, type McpServer } from '@engram/db';
-import type { McpTool } from '@engram/activities/mcp/connection';
-import type { McpServerSecrets } from '@engram/activities/mcp/server-target';
-import type { McpToolHealth } from '@engram/activities/mcp/tool-health';
+import type { McpTool, McpServerSecrets, McpToolHealth } from '@engram/integrations/mcp';
 
 const maskValues = (values: Record<string, string>) => Object.fromEntries(Object.entries(values).map(([key, value]) => [key, maskSecret(value)]));
 

@@ -8,7 +8,7 @@ import {
 } from '@engram/core';
 import { Agent, loadAgentSnapshot, loadMessagesInOrder, Message, recompileSystemMessage, Run, toStoredMessage, type Database } from '@engram/db';
 import { BadRequestError, ConflictError, NotFoundError, UnprocessableError, UpstreamError } from '../../errors.js';
-import { classifyProviderError, ModelCallError } from '@engram/activities/llm/index';
+import { classifyProviderError, ModelCallError } from '@engram/integrations/llm';
 import type { RequestContext } from '../../http/request-context.js';
 import { providerPayload } from '../steps/provider-payload.js';
 import { editedMessage, type MessageEdit } from './message-edits.js';

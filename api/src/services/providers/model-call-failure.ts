@@ -1,4 +1,4 @@
-import { ModelCallError } from '@engram/activities/llm/errors';
+import { ModelCallError } from '@engram/integrations/llm';
 import { BadRequestError, RateLimitedError, UnauthorizedError, UpstreamError, UpstreamTimeoutError, type AppError } from '../../errors.js';
 
 /** A model or embedding provider's failure, as an API client should see it. */

@@ -1,6 +1,4 @@
-import { createModelClient } from '@engram/activities/llm/client';
-import { ModelCallError } from '@engram/activities/llm/errors';
-import { BASE_PROVIDER_ENV } from '@engram/activities/llm/provider-config';
+import { createModelClient, ModelCallError, BASE_PROVIDER_ENV } from '@engram/integrations/llm';
 import { BadRequestError, UnauthorizedError, UpstreamError, UpstreamTimeoutError } from '../../errors.js';
 import type { ProviderConnection } from './provider-service.js';
 

@@ -8,7 +8,7 @@ import {
   type SandboxType,
   type SecretBox,
 } from '@engram/db';
-import { VenvSetupError, type VenvManager } from '@engram/activities/tools/sandbox/venv';
+import { VenvSetupError, type VenvManager } from '@engram/integrations/sandbox';
 import { UniqueViolationError } from 'objection';
 import { BadRequestError, ConflictError, NotFoundError, UnprocessableError, UpstreamError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { SandboxSettings, SandboxType } from '@engram/db';
-import { isValidVenvName } from '@engram/activities/tools/sandbox/venv';
-import { DEFAULT_LOCAL_TIMEOUT_SECONDS } from '@engram/activities/tools/tool-runner';
+import { isValidVenvName } from '@engram/integrations/sandbox';
+import { DEFAULT_LOCAL_TIMEOUT_SECONDS } from '@engram/integrations/tools';
 
 /** A pip requirement as the public API writes it; names and versions are what pip accepts, never options. */
 export const PipRequirementSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import type { ToolJsonSchema } from '@engram/db';
-import { runInLocalSandbox } from '@engram/activities/tools/sandbox/local-sandbox';
+import { runInLocalSandbox } from '@engram/integrations/sandbox';
 import { BadRequestError } from '../../errors.js';
 
 /**

@@ -1,8 +1,6 @@
 import type { ModelRequest, ToolDefinition } from '@engram/core';
 import { Tool, newId, type ToolJsonSchema } from '@engram/db';
-import { createModelClient } from '@engram/activities/llm/client';
-import { BASE_PROVIDER_ENV, type BaseProviderConfig } from '@engram/activities/llm/provider-config';
-import { resolveProviderForModel } from '@engram/activities/llm/resolve';
+import { createModelClient, BASE_PROVIDER_ENV, type BaseProviderConfig, resolveProviderForModel } from '@engram/integrations/llm';
 import { BadRequestError, UpstreamError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { withProviderCalls } from '../providers/model-call-failure.js';

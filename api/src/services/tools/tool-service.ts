@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AgentTool, Tool, ensureBaseTools, newId, recompileSystemMessage, type Database, type SecretBox, type ToolJsonSchema } from '@engram/db';
 import type { LettaMessage } from '@engram/core';
-import { createToolRunner } from '@engram/activities/tools/tool-runner';
-import type { PipRequirement, VenvManager } from '@engram/activities/tools/sandbox/venv';
+import { createToolRunner } from '@engram/integrations/tools';
+import type { PipRequirement, VenvManager } from '@engram/integrations/sandbox';
 import type { Knex } from 'knex';
 import { UniqueViolationError } from 'objection';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';

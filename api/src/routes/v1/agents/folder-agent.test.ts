@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { toFile } from '@letta-ai/letta-client';
-import { minimalPdf } from '@engram/activities/files/fixtures/minimal-pdf';
+import { minimalPdf } from '@engram/testing/fixtures/minimal-pdf';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
 import type { ChatRequest } from '@engram/testing';
 

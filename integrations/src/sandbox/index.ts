@@ -1,0 +1,3 @@
+export * from './child-process.js';
+export * from './local-sandbox.js';
+export * from './venv.js';

@@ -1,0 +1,3 @@
+export * from './execute-tool.js';
+export * from './semantic-search-files.js';
+export * from './tool-runner.js';
