@@ -291,7 +291,7 @@ function ProviderRow({ provider }: { provider: Provider }) {
 /** The organization's own model providers (bring your own key): keys shown masked, checked, replaced, deleted. */
 export function ProvidersPage() {
   const v1 = useV1();
-  const { can } = usePermissions();
+  const { can, known } = usePermissions();
   const pages = useCursorPages();
   const [adding, setAdding] = useState(false);
   const providers = useQuery({
@@ -323,7 +323,7 @@ export function ProvidersPage() {
             <IconKey size={32} stroke={1.4} />
             <Text fw={600}>No providers of your own</Text>
             <Text size="sm" c="dimmed" ta="center" maw={460}>
-              Agents use the providers this Engram server is configured with. Add one with your own key to use its models{can('addProvider') ? '' : ' (an admin can)'}.
+              Agents use the providers this Engram server is configured with. Add one with your own key to use its models{known && !can('addProvider') ? ' (an admin can)' : ''}.
             </Text>
           </Stack>
         </Card>

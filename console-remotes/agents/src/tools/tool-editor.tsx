@@ -103,7 +103,7 @@ export type ToolEditorProps = {
 export function ToolEditor({ tool, saveLabel, onSaved, actions }: ToolEditorProps) {
   const v1 = useV1();
   const queryClient = useQueryClient();
-  const { can } = usePermissions();
+  const { can, known } = usePermissions();
   // After the first save the editor edits what it saved, so saving again (or retrying `onSaved`) never creates twice.
   const [saved, setSaved] = useState<FullTool | null>(tool);
   const [language, setLanguage] = useState<ToolLanguage>(languageOf(tool));
@@ -181,7 +181,7 @@ export function ToolEditor({ tool, saveLabel, onSaved, actions }: ToolEditorProp
           ) : null}
         </Group>
       </Group>
-      {!editable ? (
+      {known && !editable ? (
         <Alert variant="light" color="gray" icon={<IconInfoCircle size={18} />}>
           Your role can read this tool but not {saved ? 'change it' : 'create tools'}.
         </Alert>
@@ -303,11 +303,11 @@ export function ToolEditor({ tool, saveLabel, onSaved, actions }: ToolEditorProp
               <Text size="xs" c="dimmed">
                 Runs the source as written, unsaved, in the organization&apos;s sandbox.
               </Text>
-              {!canTry ? (
+              {known && !canTry ? (
                 <Text size="sm" c="dimmed">
                   Your role cannot run tool source.
                 </Text>
-              ) : schema ? (
+              ) : schema && canTry ? (
                 <ToolArgumentsForm
                   // A new parameter list is a new form: old values would not fit it.
                   key={JSON.stringify(schema.parameters ?? {})}
