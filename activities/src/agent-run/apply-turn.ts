@@ -80,30 +80,6 @@ export function framesFor(messages: Message[], context: RunContext): Frame[] {
   );
 }
 
-/** Stores a run's plain inputs with its first step, so a failed first model call leaves no trace. */
-export async function storeInputs(trx: Knex.Transaction, context: RunContext, now: Date): Promise<Message[]> {
-  if (context.pendingInputs.length === 0) return [];
-  const rows = context.pendingInputs.map((input, index) => ({
-    id: newMessageId(),
-    organizationId: context.run.organizationId,
-    agentId: context.run.agentId,
-    runId: context.run.id,
-    role: input.role,
-    content:
-      typeof input.content === 'string' ? [{ type: 'text', text: input.content }] : (input.content as StoredMessage['content']),
-    name: input.name ?? null,
-    otid: input.otid ?? null,
-    senderId: input.sender_id ?? null,
-    createdAt: new Date(now.getTime() + index),
-  }));
-  const inserted = await Message.query(trx).insert(rows as unknown as Message[]);
-  await Run.query(trx)
-    .forOrg(context.run.organizationId)
-    .findById(context.run.id)
-    .patch({ metadata: { ...context.run.metadata, inputs_stored: true } });
-  return inserted;
-}
-
 function parseArguments(raw: string): Record<string, unknown> | string {
   try {
     const parsed: unknown = JSON.parse(raw || '{}');
@@ -163,7 +139,11 @@ class StepWriter {
   }
 }
 
-/** Appends a step's messages to the agent's context window and records the step. */
+/**
+ * Appends a step's messages to the agent's context window and records the step. The run's first step puts
+ * its inputs there first: a run that fails or is cancelled before any step leaves them in history only, as
+ * the reference does, so the agent's next turn does not read a message it never answered.
+ */
 async function closeStep(
   trx: Knex.Transaction,
   context: RunContext,
@@ -178,7 +158,11 @@ async function closeStep(
   const newIds = [...writer.stored, ...writer.produced]
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
     .map((message) => message.id);
-  await Agent.query(trx).forOrg(input.organizationId).findById(run.agentId).patch({ messageIds: [...agent.messageIds, ...newIds] });
+  await Agent.query(trx)
+    .forOrg(input.organizationId)
+    .findById(run.agentId)
+    .patch({ messageIds: [...agent.messageIds, ...run.pendingInputIds, ...newIds] });
+  if (run.pendingInputIds.length > 0) await Run.query(trx).forOrg(input.organizationId).findById(run.id).patch({ pendingInputIds: [] });
   if (memoryChanged) await recompileSystemMessage(trx, input.organizationId, run.agentId, now);
   const stopReason = record.phase === 'done' && record.outcome.stop ? record.outcome.stopReason : null;
   await Step.query(trx).forOrg(input.organizationId).findById(input.stepId).patch({
@@ -256,8 +240,7 @@ export function createApplyModelTurn(deps: { db: Database }) {
         await Run.query(trx).forOrg(input.organizationId).findById(run.id).patch({ ttftNs: turn.llmRequestNs });
       }
 
-      const writer = new StepWriter(trx, { organizationId: run.organizationId, agentId: run.agentId, runId: run.id, stepId: input.stepId }, now.getTime() + 10);
-      writer.stored.push(...(await storeInputs(trx, context, now)));
+      const writer = new StepWriter(trx, { organizationId: run.organizationId, agentId: run.agentId, runId: run.id, stepId: input.stepId }, now.getTime());
 
       const clientToolNames = new Set(request.clientTools.map((tool) => tool.name));
       const toolsByName = new Map(snapshot.tools.map((tool) => [tool.name, tool]));

@@ -96,6 +96,20 @@ async function applyApprovals(
 }
 
 /**
+ * Lists the run's inputs where its turn begins: after everything earlier runs of the agent wrote, so a send
+ * queued behind a running turn reads after that turn's answer, as it is answered. The inputs were stored
+ * when the run was accepted; only their place (sequence) and date move.
+ */
+async function listInputsAtTurn(trx: Knex.Transaction, run: Run): Promise<void> {
+  const at = Date.now();
+  for (const [index, messageId] of run.pendingInputIds.entries()) {
+    await trx('messages')
+      .where({ organizationId: run.organizationId, id: messageId })
+      .update({ sequence: trx.raw(`nextval(pg_get_serial_sequence('messages', 'sequence'))`), createdAt: new Date(at + index) });
+  }
+}
+
+/**
  * Marks the run running and consumes an approval answer if that is its input. Idempotent: a retry
  * after the approval was applied finds the run already running and proceeds.
  */
@@ -104,7 +118,11 @@ export function createBeginRun(deps: { db: Database }) {
     return deps.db.transaction(async (trx) => {
       const context = await loadRunContext(trx, input.organizationId, input.runId);
       const { run } = context;
-      if (run.cancelRequested) return { proceed: false, stopReason: 'cancelled' };
+      if (run.cancelRequested) {
+        // Cancelled while queued: its input is listed where its turn came, with the cancellation.
+        if (run.status === 'created') await listInputsAtTurn(trx, run);
+        return { proceed: false, stopReason: 'cancelled' };
+      }
       const decided = run.metadata.begin as BeginRunResult | undefined;
       if (decided) return decided;
       if (run.status !== 'created') return { proceed: false, stopReason: (run.stopReason as StopReason | null) ?? 'error' };
@@ -112,11 +130,12 @@ export function createBeginRun(deps: { db: Database }) {
       const hasHistory = context.inContext.some((message) => message.role === 'assistant');
       const ruleState: ToolRuleState = { calledTools: [], lastToolOutput: null, hasHistory };
       const result = await decide(trx, context, ruleState);
-      const metadata = { ...run.metadata, begin: result, ...(context.pendingInputs.length === 0 ? { inputs_stored: true } : {}) };
+      // After the approval answer the run applies, as it would have been had the answer been sent alone first.
+      await listInputsAtTurn(trx, run);
       await Run.query(trx)
         .forOrg(input.organizationId)
         .findById(run.id)
-        .patch({ status: 'running', startedAt: new Date(), metadata });
+        .patch({ status: 'running', startedAt: new Date(), metadata: { ...run.metadata, begin: result } });
       return result;
     });
   };

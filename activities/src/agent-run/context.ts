@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AgentSnapshot, RunInputMessage, RunRequest, StoredMessage } from '@engram/core';
+import type { AgentSnapshot, RunRequest, StoredMessage } from '@engram/core';
 import { Agent, loadAgentSnapshot, loadMessagesInOrder, Run } from '@engram/db';
 
 export class RunStateError extends Error {}
@@ -9,15 +9,11 @@ export type RunContext = {
   request: RunRequest;
   snapshot: AgentSnapshot;
   inContext: StoredMessage[];
-  pendingInputs: RunInputMessage[];
+  /** The run's input messages, stored when it was accepted, until its first step puts them in context. */
+  pendingInputs: StoredMessage[];
 };
 
-/** Whether this run's plain inputs are stored yet (they are, with its first applied step). */
-export function inputsStored(run: Run): boolean {
-  return run.metadata.inputs_stored === true;
-}
-
-/** What one step sees: the agent as it is now, its context window, and inputs not yet stored. */
+/** What one step sees: the agent as it is now, its context window, and the run's inputs not in it yet. */
 export async function loadRunContext(db: Knex, organizationId: string, runId: string): Promise<RunContext> {
   const run = await Run.query(db).forOrg(organizationId).findById(runId);
   if (!run) throw new RunStateError(`run ${runId} does not exist`);
@@ -28,8 +24,6 @@ export async function loadRunContext(db: Knex, organizationId: string, runId: st
   // With autoclear, each request starts from the system message alone; history stays stored and searchable.
   const contextIds = snapshot.messageBufferAutoclear ? agent.messageIds.slice(0, 1) : agent.messageIds;
   const inContext = await loadMessagesInOrder(db, organizationId, contextIds);
-  const pendingInputs = inputsStored(run)
-    ? []
-    : request.messages.filter((input): input is RunInputMessage => input.type === 'message');
+  const pendingInputs = await loadMessagesInOrder(db, organizationId, run.pendingInputIds);
   return { run, request, snapshot, inContext, pendingInputs };
 }

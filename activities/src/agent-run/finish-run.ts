@@ -1,5 +1,5 @@
 import { runStatusFor, type StopReason } from '@engram/core';
-import { Agent, Run, type Database } from '@engram/db';
+import { Agent, Run, type Database, type RunStatus } from '@engram/db';
 import { appendRunFrames, type Frame } from './run-log.js';
 
 export type FinishRunInput = {
@@ -10,16 +10,19 @@ export type FinishRunInput = {
   failure: { errorType: string; message: string } | null;
 };
 
+/** `status` is the run's once closed: its record's, or the outcome given when the record was deleted meanwhile. */
+export type FinishRunResult = { callbackUrl: string | null; status: Exclude<RunStatus, 'created' | 'running'> };
+
 /**
  * Closes a run: appends the closing frames (error, stop_reason, usage_statistics) and records the
  * outcome on the run and the agent. A run that is already closed is left as it is.
  */
 export function createFinishRun(deps: { db: Database }) {
-  return async function finishRun(input: FinishRunInput): Promise<{ callbackUrl: string | null }> {
+  return async function finishRun(input: FinishRunInput): Promise<FinishRunResult> {
     return deps.db.transaction(async (trx) => {
       const run = await Run.query(trx).forOrg(input.organizationId).findById(input.runId).forUpdate();
-      if (!run) return { callbackUrl: null };
-      if (run.status !== 'created' && run.status !== 'running') return { callbackUrl: null };
+      if (!run) return { callbackUrl: null, status: runStatusFor(input.stopReason) };
+      if (run.status !== 'created' && run.status !== 'running') return { callbackUrl: null, status: run.status };
       const completedAt = new Date();
       const frames: Frame[] = [];
       if (input.failure) {
@@ -34,11 +37,12 @@ export function createFinishRun(deps: { db: Database }) {
       frames.push({ message_type: 'usage_statistics', ...input.usage, run_ids: [input.runId] });
       await appendRunFrames(trx, { runId: run.id, organizationId: input.organizationId }, frames);
       const durationMs = completedAt.getTime() - (run.startedAt ?? run.createdAt).getTime();
+      const status = runStatusFor(input.stopReason);
       await Run.query(trx)
         .forOrg(input.organizationId)
         .findById(run.id)
         .patch({
-          status: runStatusFor(input.stopReason),
+          status,
           stopReason: input.stopReason,
           completedAt,
           totalDurationNs: durationMs * 1_000_000,
@@ -50,7 +54,7 @@ export function createFinishRun(deps: { db: Database }) {
         lastRunDurationMs: durationMs,
         lastStopReason: input.stopReason,
       });
-      return { callbackUrl: run.callbackUrl };
+      return { callbackUrl: run.callbackUrl, status };
     });
   };
 }

@@ -1,6 +1,5 @@
 import type { AgentSnapshot, ClientTool, ToolRuleState } from '../agent-state.js';
-import type { ModelRequest, PromptMessage, ToolDefinition } from '../model.js';
-import type { RunInputMessage } from '../run-request.js';
+import type { ModelRequest, ToolDefinition } from '../model.js';
 import type { StoredMessage } from '../stored-message.js';
 import { toPromptMessages } from '../messages/to-prompt.js';
 import { planStepTools, usesHeartbeatLoop } from '../tool-rules/solver.js';
@@ -9,8 +8,8 @@ export type StepRequestInput = {
   snapshot: AgentSnapshot;
   /** The agent's in-context messages, system message first. */
   inContext: StoredMessage[];
-  /** This run's inputs that are not stored yet (they are stored with the first step that succeeds). */
-  pendingInputs: RunInputMessage[];
+  /** The run's inputs, stored when it was accepted, until its first step puts them in context; the model reads them last. */
+  pendingInputs: StoredMessage[];
   ruleState: ToolRuleState;
   clientTools: ClientTool[];
   stream: boolean;
@@ -20,18 +19,6 @@ const HEARTBEAT_PARAMETER = {
   type: 'boolean',
   description: 'Request an immediate follow-up step after this tool returns, to keep working before replying.',
 };
-
-function inputAsPrompt(input: RunInputMessage): PromptMessage {
-  const text =
-    typeof input.content === 'string'
-      ? input.content
-      : input.content
-          .map((part) => (part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
-          .join('');
-  if (input.role === 'system') return { role: 'system', content: text };
-  if (input.role === 'assistant') return { role: 'assistant', content: text };
-  return { role: 'user', content: text };
-}
 
 /** The provider-neutral request for one step: what the model sees and which tools it may call. */
 export function buildStepRequest(input: StepRequestInput): { request: ModelRequest; allowedToolNames: string[] } {
@@ -70,10 +57,7 @@ export function buildStepRequest(input: StepRequestInput): { request: ModelReque
     );
 
   const onlyApprovalRules = snapshot.toolRules.every((rule) => rule.type === 'requires_approval');
-  const messages = [
-    ...toPromptMessages(input.inContext),
-    ...input.pendingInputs.map(inputAsPrompt),
-  ];
+  const messages = toPromptMessages([...input.inContext, ...input.pendingInputs]);
   return {
     allowedToolNames: definitions.map((tool) => tool.name),
     request: {

@@ -1,4 +1,10 @@
+import type { RunInputMessage } from '../run-request.js';
 import type { StoredContentPart, StoredMessage, StoredToolReturn } from '../stored-message.js';
+
+/** A send's input message as it is stored: a plain string becomes one text part, parts are kept as sent. */
+export function runInputContent(input: RunInputMessage): StoredContentPart[] {
+  return typeof input.content === 'string' ? [{ type: 'text', text: input.content }] : (input.content as StoredContentPart[]);
+}
 
 /** The text parts of a stored message, joined; reasoning and images are not text. */
 export function plainText(parts: StoredContentPart[]): string {

@@ -24,6 +24,8 @@ export class Run extends TenantModel {
   declare requestConfig: Record<string, unknown> | null;
   declare request: Record<string, unknown>;
   declare idempotencyKey: string | null;
+  /** The run's input messages (stored when it was accepted) that its first step has not put in the agent's context yet. */
+  declare pendingInputIds: string[];
   declare cancelRequested: boolean;
   declare callbackUrl: string | null;
   declare callbackSentAt: Date | null;

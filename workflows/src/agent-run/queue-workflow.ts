@@ -11,7 +11,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AgentRunActivities } from '@engram/activities';
-import { AGENT_ID, ORGANIZATION_ID, RUN_TYPE } from '../search-attributes.js';
+import { AGENT_ID, ORGANIZATION_ID, RUN_STATUS, RUN_TYPE } from '../search-attributes.js';
 import { enqueueRunSignal } from './messages.js';
 import { agentRunWorkflow } from './run-workflow.js';
 import type { QueueInput, QueuedRun } from './types.js';
@@ -62,6 +62,7 @@ export async function agentQueueWorkflow(input: QueueInput): Promise<void> {
           { key: ORGANIZATION_ID, value: input.organizationId },
           { key: AGENT_ID, value: input.agentId },
           { key: RUN_TYPE, value: run.runType },
+          { key: RUN_STATUS, value: 'running' },
         ],
         memo: { organizationId: input.organizationId, agentId: input.agentId, runType: run.runType },
       });

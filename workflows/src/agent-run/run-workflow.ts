@@ -5,10 +5,12 @@ import {
   isCancellation,
   proxyActivities,
   proxyLocalActivities,
+  upsertSearchAttributes,
   uuid4,
 } from '@temporalio/workflow';
 import type { StopReason, TokenUsage } from '@engram/core';
 import type { AgentRunActivities, ToolActivities } from '@engram/activities';
+import { RUN_STATUS } from '../search-attributes.js';
 import type { AgentRunInput, AgentRunResult, RunFailure } from './types.js';
 
 // Database bookkeeping is short and idempotent (keyed by run and step ids): local activities keep
@@ -155,6 +157,9 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
       failure: failure ?? null,
     }),
   );
+  // The workflow completes normally whatever the run's outcome (its record holds it, and the queue goes on to
+  // the next run); operators find failed and cancelled runs in the Temporal UI by this attribute.
+  upsertSearchAttributes([{ key: RUN_STATUS, value: finished.status }]);
   if (finished.callbackUrl) {
     await CancellationScope.nonCancellable(() =>
       callbacks.sendRunCallback({ runId: input.runId, organizationId: input.organizationId }),

@@ -18,6 +18,17 @@ async function waitForStatus(runId: string, statuses: string[]) {
   throw new Error(`run ${runId} never reached ${statuses.join('/')}`);
 }
 
+/** The workflow ids a visibility query finds once it finds `expected` (visibility lags a little behind), within 20 s. */
+async function workflowIdsWhen(query: string, expected: string[]): Promise<string[]> {
+  let found: string[] = [];
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
+    found = [];
+    for await (const execution of stack.temporal.workflow.list({ query })) found.push(execution.workflowId);
+    if (found.sort().join() === [...expected].sort().join()) break;
+  }
+  return found;
+}
+
 describe('runs as operators see them in Temporal', () => {
   it('follows a termination from the Temporal side: the run record fails with a clear error', async () => {
     const agent = await newAgent();
@@ -30,6 +41,7 @@ describe('runs as operators see them in Temporal', () => {
       EngramOrganizationId: [stack.tenant.organizationId],
       EngramAgentId: [agent.id],
       EngramRunType: ['send_message_async'],
+      EngramRunStatus: ['running'],
     });
     await handle.terminate('operator stopped it');
     const ended = await waitForStatus(run.id, ['failed', 'cancelled']);
@@ -44,6 +56,21 @@ describe('runs as operators see them in Temporal', () => {
     await waitForStatus(run.id, ['running']);
     await stack.temporal.workflow.getHandle(run.id).cancel();
     expect(await waitForStatus(run.id, ['cancelled'])).toMatchObject({ stop_reason: 'cancelled' });
+    expect(await workflowIdsWhen(`EngramRunStatus = 'cancelled' AND EngramAgentId = '${agent.id}'`, [run.id])).toEqual([run.id]);
+  });
+
+  it('records each run’s outcome in EngramRunStatus, so a visibility query finds the failed ones', async () => {
+    const agent = await newAgent();
+    model.enqueue({ type: 'error', status: 400, message: 'the model refuses this request' }, { type: 'text', text: 'fine' });
+    const failed = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'fail' }] });
+    const completed = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'succeed' }] });
+    await waitForStatus(failed.id, ['failed']);
+    await waitForStatus(completed.id, ['completed']);
+
+    expect(await workflowIdsWhen(`EngramRunStatus = 'failed' AND EngramAgentId = '${agent.id}'`, [failed.id])).toEqual([failed.id]);
+    expect(await workflowIdsWhen(`EngramRunStatus = 'completed' AND EngramAgentId = '${agent.id}'`, [completed.id])).toEqual([completed.id]);
+    // The workflow itself completed: the run's failure is the agent's, not the engine's.
+    expect((await stack.temporal.workflow.getHandle(failed.id).describe()).status.name).toBe('COMPLETED');
   });
 });
 

@@ -1,10 +1,12 @@
 import {
   buildStepRequest,
+  runInputContent,
   toLettaMessages,
   type AgentType,
   type LettaMessage,
   type RunInputMessage,
   type RunRequest,
+  type StoredMessage,
 } from '@engram/core';
 import { Agent, loadAgentSnapshot, loadMessagesInOrder, Message, recompileSystemMessage, Run, toStoredMessage, type Database } from '@engram/db';
 import { BadRequestError, ConflictError, NotFoundError, UnprocessableError, UpstreamError } from '../../errors.js';
@@ -95,10 +97,30 @@ export function createMessageHistoryService(deps: { db: Database; compactContext
       if (!snapshot) throw new NotFoundError('Agent');
       const contextIds = snapshot.messageBufferAutoclear ? agent.messageIds.slice(0, 1) : agent.messageIds;
       const inContext = await loadMessagesInOrder(db, ctx.organizationId, contextIds);
+      const now = new Date();
+      // The inputs as a run would store them when accepted, which is how its first model call reads them.
+      const pendingInputs = inputs.map((input, index): StoredMessage => ({
+        id: `message-preview-${index}`,
+        agentId,
+        runId: null,
+        stepId: null,
+        role: input.role,
+        content: runInputContent(input),
+        name: input.name ?? null,
+        otid: input.otid ?? null,
+        senderId: input.sender_id ?? null,
+        model: null,
+        toolCalls: null,
+        toolCallId: null,
+        toolReturns: null,
+        approvals: null,
+        isErr: null,
+        createdAt: now,
+      }));
       const { request: modelRequest } = buildStepRequest({
         snapshot,
         inContext,
-        pendingInputs: inputs,
+        pendingInputs,
         // A run starts with nothing called yet (see beginRun).
         ruleState: { calledTools: [], lastToolOutput: null, hasHistory: inContext.some((message) => message.role === 'assistant') },
         clientTools: request.clientTools,

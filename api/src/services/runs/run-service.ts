@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Agent, Message, newId, Run, type Database } from '@engram/db';
 import type { AgentRunClient } from '@engram/temporal';
-import type { RunInput, RunRequest } from '@engram/core';
+import { runInputContent, type RunInput, type RunInputMessage, type RunRequest } from '@engram/core';
 import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 
@@ -18,6 +18,24 @@ function idempotencyKey(inputs: RunInput[]): string | null {
   const otids = inputs.map((input) => ('otid' in input ? input.otid : null));
   if (otids.length === 0 || otids.some((otid) => !otid)) return null;
   return createHash('sha256').update(otids.join('\n')).digest('hex');
+}
+
+/** The plain messages of a send, as rows stored with its run (approval answers are applied by the run itself). */
+function inputMessageRows(run: { id: string; organizationId: string; agentId: string }, inputs: RunInput[], now: Date) {
+  return inputs
+    .filter((input): input is RunInputMessage => input.type === 'message')
+    .map((input, index) => ({
+      id: newId('message'),
+      organizationId: run.organizationId,
+      agentId: run.agentId,
+      runId: run.id,
+      role: input.role,
+      content: runInputContent(input),
+      name: input.name ?? null,
+      otid: input.otid ?? null,
+      senderId: input.sender_id ?? null,
+      createdAt: new Date(now.getTime() + index),
+    }));
 }
 
 export function createRunService(deps: { db: Database; agentRuns: AgentRunClient }) {
@@ -56,30 +74,39 @@ export function createRunService(deps: { db: Database; agentRuns: AgentRunClient
         const existing = await Run.query(deps.db).forOrg(ctx.organizationId).findOne({ agentId, idempotencyKey: key });
         if (existing) return { run: existing, created: false };
       }
-      const inserted = await Run.query(deps.db)
-        .insert([{
-          id: newId('run'),
-          organizationId: ctx.organizationId,
-          projectId: agent.projectId,
-          agentId,
-          userId: ctx.userId,
-          status: 'created',
-          background: options.background,
-          jobType: 'run',
-          metadata: { run_type: options.runType },
-          requestConfig: {
-            use_assistant_message: request.useAssistantMessage,
-            assistant_message_tool_name: request.assistantMessageToolName,
-            assistant_message_tool_kwarg: request.assistantMessageToolKwarg,
-            include_return_message_types: request.includeReturnMessageTypes,
-          },
-          request: request as unknown as Record<string, unknown>,
-          idempotencyKey: key,
-          callbackUrl: options.callbackUrl,
-        }])
-        .onConflict(['agent_id', 'idempotency_key'])
-        .ignore()
-        .returning('*');
+      const runId = newId('run');
+      const inputs = inputMessageRows({ id: runId, organizationId: ctx.organizationId, agentId }, request.messages, new Date());
+      // The input is stored with the run, before any model call: whatever happens to the turn, what the user
+      // typed stays in the agent's history. It enters the agent's context with the run's first step.
+      const inserted = await deps.db.transaction(async (trx) => {
+        const rows = await Run.query(trx)
+          .insert([{
+            id: runId,
+            organizationId: ctx.organizationId,
+            projectId: agent.projectId,
+            agentId,
+            userId: ctx.userId,
+            status: 'created',
+            background: options.background,
+            jobType: 'run',
+            metadata: { run_type: options.runType },
+            requestConfig: {
+              use_assistant_message: request.useAssistantMessage,
+              assistant_message_tool_name: request.assistantMessageToolName,
+              assistant_message_tool_kwarg: request.assistantMessageToolKwarg,
+              include_return_message_types: request.includeReturnMessageTypes,
+            },
+            request: request as unknown as Record<string, unknown>,
+            idempotencyKey: key,
+            pendingInputIds: inputs.map((input) => input.id),
+            callbackUrl: options.callbackUrl,
+          }])
+          .onConflict(['agent_id', 'idempotency_key'])
+          .ignore()
+          .returning('*');
+        if (rows.length > 0 && inputs.length > 0) await Message.query(trx).insert(inputs as unknown as Message[]);
+        return rows;
+      });
       const run = inserted[0];
       if (!run) {
         const existing = await Run.query(deps.db).forOrg(ctx.organizationId).findOne({ agentId, idempotencyKey: key });

@@ -114,7 +114,7 @@ describe('sending a message', () => {
     expect(await Run.query(stack.db).forOrg(stack.tenant.organizationId).where({ agentId: agent.id }).resultSize()).toBe(0);
   });
 
-  it('fails the run with llm_api_error and the provider’s message, storing nothing of the turn', async () => {
+  it('fails the run with llm_api_error and the provider’s message, keeping only the input, outside the context', async () => {
     const agent = await createAgent();
     model.enqueue({ type: 'error', status: 400, message: 'model gpt-4o-mini does not support this request' });
     const response = await api(`/agents/${agent.id}/messages`, {
@@ -127,7 +127,98 @@ describe('sending a message', () => {
     const run = await client.runs.retrieve(runId);
     expect(run).toMatchObject({ status: 'failed', stop_reason: 'llm_api_error' });
     const stored = await Message.query(stack.db).forOrg(stack.tenant.organizationId).where({ agentId: agent.id }).whereNot('role', 'system');
-    expect(stored).toEqual([]);
+    expect(stored.map((message) => ({ role: message.role, runId: message.runId, content: message.content }))).toEqual([
+      { role: 'user', runId, content: [{ type: 'text', text: 'hello' }] },
+    ]);
+    // The agent never answered it: its next turn does not read it.
+    model.enqueue({ type: 'text', text: 'Hi!' });
+    await client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'hello again' }] });
+    expect(model.requests.at(-1)?.messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['hello again']);
+  });
+});
+
+describe('a turn that fails or is cancelled keeps what the user typed', () => {
+  it('lists the input of a turn whose model kept answering 500 until the retries ran out, with the run’s error', async () => {
+    const agent = await createAgent();
+    model.onRequest(() => ({ type: 'error', status: 500, message: 'the provider is down' }));
+    const otid = 'c0ffee00-5a4e-4d60-8f55-1f4f2f3f8a02';
+    const response = await api(`/agents/${agent.id}/messages`, {
+      method: 'POST',
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'are you there?', otid }] }),
+    });
+    expect(response.status).toBe(502);
+    expect(model.requests.length).toBeGreaterThan(1);
+    const runId = response.headers.get('x-run-id') as string;
+
+    const history = await client.agents.messages.list(agent.id);
+    expect(history.items).toEqual([expect.objectContaining({ message_type: 'user_message', content: 'are you there?', otid, run_id: runId })]);
+    const run = await client.runs.retrieve(runId);
+    expect(run).toMatchObject({ status: 'failed', stop_reason: 'llm_api_error', metadata: { error: { errorType: 'server' } } });
+    expect(JSON.stringify(run.metadata)).toContain('the provider is down');
+    const runMessages = await client.runs.messages.list(runId);
+    expect(runMessages.items.map((message) => message.message_type)).toEqual(['user_message']);
+  }, 90_000);
+
+  it('lists the input of a turn cancelled during its first model call, and the run says it was cancelled', async () => {
+    const agent = await createAgent();
+    model.enqueue({ type: 'text', text: 'far too late', delayMs: 60_000 });
+    const run = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'take all the time you need' }] });
+    for (let tries = 0; model.requests.length === 0 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(model.requests.at(-1)?.messages.at(-1)).toMatchObject({ role: 'user', content: 'take all the time you need' });
+    await client.agents.messages.cancel(agent.id);
+    let current = await client.runs.retrieve(run.id);
+    for (let tries = 0; current.status !== 'cancelled' && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      current = await client.runs.retrieve(run.id);
+    }
+    expect(current).toMatchObject({ status: 'cancelled', stop_reason: 'cancelled' });
+    const history = await client.agents.messages.list(agent.id);
+    expect(history.items).toEqual([expect.objectContaining({ message_type: 'user_message', content: 'take all the time you need', run_id: run.id })]);
+  });
+
+  it('keeps a queued send’s input out of the running turn’s context, and lists it after that turn’s answer', async () => {
+    const agent = await createAgent();
+    model.enqueue(
+      { type: 'tool_calls', calls: [{ name: 'conversation_search', arguments: { query: 'second' } }], delayMs: 1500 },
+      { type: 'text', text: 'reply to first' },
+      { type: 'text', text: 'reply to second' },
+    );
+    const first = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'first' }] });
+    const queued = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'second' }] });
+    // Accepted and stored before the first turn answered: nothing typed is lost, even if the worker stopped now.
+    const accepted = await client.agents.messages.list(agent.id, { order: 'asc' });
+    expect(accepted.items.map((message) => (message as { content?: unknown }).content)).toEqual(['first', 'second']);
+
+    for (const runId of [first.id, queued.id]) {
+      let current = await client.runs.retrieve(runId);
+      for (let tries = 0; current.status !== 'completed' && tries < 100; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        current = await client.runs.retrieve(runId);
+      }
+      expect(current.status).toBe('completed');
+    }
+    const userTexts = (index: number) =>
+      model.requests[index]?.messages.filter((message) => message.role === 'user').map((message) => message.content);
+    expect(userTexts(0)).toEqual(['first']);
+    expect(userTexts(1)).toEqual(['first']);
+    // conversation_search ran while "second" was queued: it did not find it.
+    expect(model.requests[1]?.messages.find((message) => message.role === 'tool')?.content).not.toContain('second');
+    expect(userTexts(2)).toEqual(['first', 'second']);
+    const history = await client.agents.messages.list(agent.id, { order: 'asc' });
+    expect(history.items.map((message) => message.message_type)).toEqual([
+      'user_message',
+      'tool_call_message',
+      'tool_return_message',
+      'assistant_message',
+      'user_message',
+      'assistant_message',
+    ]);
+    expect(history.items.map((message) => (message as { content?: unknown }).content).filter((content) => typeof content === 'string')).toEqual([
+      'first',
+      'reply to first',
+      'second',
+      'reply to second',
+    ]);
   });
 });
 
