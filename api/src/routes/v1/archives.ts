@@ -5,7 +5,8 @@ import type { AppServices } from '../../services/index.js';
 import { agentToWire } from '../../services/agents/agent-wire.js';
 import { archiveToWire, passageToWire } from '../../services/archival/archival-wire.js';
 import { IncludeQuery } from './agents/agents.js';
-import { EmbeddingConfigSchema, Metadata, pageOf, pageQuery } from './agents/schemas.js';
+import { EmbeddingConfigSchema, Metadata } from './agents/schemas.js';
+import { pageOf, pageQuery } from '../shared/paging.js';
 
 const ArchiveParams = z.object({ archive_id: z.string() });
 const ArchivePassageParams = ArchiveParams.extend({ passage_id: z.string() });

@@ -5,7 +5,9 @@ import type { AppServices } from '../../services/index.js';
 import { agentToWire, blockToWire } from '../../services/agents/agent-wire.js';
 import type { BlockFilter } from '../../services/blocks/block-service.js';
 import { IncludeQuery } from './agents/agents.js';
-import { CreateBlockFields, Metadata, blockTemplateFields, pageOf, pageQuery, queryBoolean, queryList } from './agents/schemas.js';
+import { CreateBlockFields, Metadata, blockTemplateFields } from './agents/schemas.js';
+import { pageOf, pageQuery } from '../shared/paging.js';
+import { queryBoolean, queryList } from '../shared/query.js';
 
 export const BlockParams = z.object({ block_id: z.string() });
 const BlockIdentityParams = BlockParams.extend({ identity_id: z.string() });

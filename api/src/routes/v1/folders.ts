@@ -7,7 +7,9 @@ import type { AppServices } from '../../services/index.js';
 import { passageToWire } from '../../services/archival/archival-wire.js';
 import { DUPLICATE_HANDLING, uploadTooLarge, type UploadInput } from '../../services/folders/folder-service.js';
 import { fileToWire, folderStatsToWire, folderToWire } from '../../services/folders/folder-wire.js';
-import { EmbeddingConfigSchema, Metadata, pageOf, pageQuery, queryBoolean } from './agents/schemas.js';
+import { EmbeddingConfigSchema, Metadata } from './agents/schemas.js';
+import { pageOf, pageQuery } from '../shared/paging.js';
+import { queryBoolean } from '../shared/query.js';
 
 export type FolderRouteSettings = { maxUploadBytes: number };
 

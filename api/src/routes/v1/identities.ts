@@ -5,7 +5,8 @@ import type { AppServices } from '../../services/index.js';
 import { agentToWire, blockToWire } from '../../services/agents/agent-wire.js';
 import { identityToWire } from '../../services/identities/identity-wire.js';
 import { AgentParams, IncludeQuery } from './agents/agents.js';
-import { Metadata, pageOf, pageQuery } from './agents/schemas.js';
+import { Metadata } from './agents/schemas.js';
+import { pageOf, pageQuery } from '../shared/paging.js';
 
 const IdentityParams = z.object({ identity_id: z.string() });
 const AgentIdentityParams = AgentParams.extend({ identity_id: z.string() });

@@ -3,7 +3,7 @@ import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { agentToWire, blockToWire } from '../../services/agents/agent-wire.js';
 import { BlockAgentsQuery, BlockParams, CreateBlockBody, ListBlocksQuery, blockFilter } from './blocks.js';
-import { pageOf } from './agents/schemas.js';
+import { pageOf } from '../shared/paging.js';
 
 /** `/_internal_blocks`: the block routes the hosted product's own services call; undocumented, like the reference's. */
 export function internalBlockRoutes(services: AppServices): FastifyPluginAsyncZod {

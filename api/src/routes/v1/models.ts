@@ -5,7 +5,7 @@ import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import type { UnreachableProvider } from '../../services/models/model-service.js';
 import { embeddingModelToWire, modelToWire } from '../../services/models/model-wire.js';
-import { queryList } from './agents/schemas.js';
+import { queryList } from '../shared/query.js';
 
 const ListModelsQuery = z.object({
   provider_category: queryList(z.enum(['base', 'byok'])),

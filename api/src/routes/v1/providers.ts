@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { providerToWire } from '../../services/providers/provider-wire.js';
-import { pageOf, pageQuery } from './agents/schemas.js';
+import { pageOf, pageQuery } from '../shared/paging.js';
 
 const ProviderParams = z.object({ provider_id: z.string() });
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { fileToWire, sourceToWire } from '../../services/folders/folder-wire.js';
-import { queryBoolean } from './agents/schemas.js';
+import { queryBoolean } from '../shared/query.js';
 import {
   CreateFolderBody,
   IncludeContentQuery,

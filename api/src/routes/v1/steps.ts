@@ -4,7 +4,8 @@ import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { stepToWire } from '../../services/runs/run-wire.js';
 import { stepMetricsToWire, stepTraceToWire } from '../../services/steps/step-wire.js';
-import { pageOf, pageQuery, queryBoolean, queryList } from './agents/schemas.js';
+import { pageOf, pageQuery } from '../shared/paging.js';
+import { queryBoolean, queryList } from '../shared/query.js';
 
 const StepParams = z.object({ step_id: z.string() });
 

@@ -4,7 +4,8 @@ import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { toolToWire } from '../../services/agents/agent-wire.js';
 import { EnvironmentVariableName, EnvironmentVariableValue, PipRequirementSchema } from '../../services/sandbox/sandbox-settings.js';
-import { pageOf, pageQuery, queryBoolean, queryList } from './agents/schemas.js';
+import { pageOf, pageQuery } from '../shared/paging.js';
+import { queryBoolean, queryList } from '../shared/query.js';
 
 const ToolParams = z.object({ tool_id: z.string() });
 

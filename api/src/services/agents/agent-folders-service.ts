@@ -16,7 +16,7 @@ import { NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { findFolder } from '../folders/folder-service.js';
 import { EVERY_RELATIONSHIP, findAgent, loadAgentView, type AgentView } from './agent-views.js';
-import { keysetPage, type PageRequest } from './keyset-page.js';
+import { keysetPage, type PageRequest } from '../shared/paging.js';
 
 export type AgentFolderServiceDeps = { db: Database; secrets: SecretBox };
 

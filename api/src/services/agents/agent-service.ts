@@ -34,7 +34,7 @@ import type { OrganizationService } from '../tenancy/organizations.js';
 import { attachFolders, replaceFolders } from './agent-folders-service.js';
 import { generateAgentName, isValidAgentName } from './agent-names.js';
 import { EVERY_RELATIONSHIP, findAgent, loadAgentView, loadAgentViews, type AgentInclude, type AgentView } from './agent-views.js';
-import { keysetPage, type PageRequest } from './keyset-page.js';
+import { keysetPage, type PageRequest } from '../shared/paging.js';
 
 export const DEFAULT_AGENT_TYPE: AgentType = 'letta_v1_agent';
 

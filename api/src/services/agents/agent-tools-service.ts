@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { findAgent, toolsByAgent } from './agent-views.js';
-import { pageInMemory, type PageRequest } from './keyset-page.js';
+import { pageInMemory, type PageRequest } from '../shared/paging.js';
 
 export type AgentToolServiceDeps = { db: Database };
 

@@ -5,7 +5,7 @@ import { ConflictError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { blockLimitError } from './agent-service.js';
 import { EVERY_RELATIONSHIP, blocksByAgent, findAgent, loadAgentView, type AgentView } from './agent-views.js';
-import { pageInMemory, type PageRequest } from './keyset-page.js';
+import { pageInMemory, type PageRequest } from '../shared/paging.js';
 
 /** A block edit through the API. Unlike the agent's own memory tools, the API may edit read-only blocks. */
 export type BlockPatch = {

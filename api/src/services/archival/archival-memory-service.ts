@@ -3,7 +3,7 @@ import { archiveForInsert, archivesOfAgent, PASSAGE_COLUMNS, type PassageStore, 
 import { NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { findAgent } from '../agents/agent-views.js';
-import { keysetPage } from '../agents/keyset-page.js';
+import { keysetPage } from '../shared/paging.js';
 import { substringPattern } from '../blocks/substring-pattern.js';
 import { insertPassages, recompileArchiveAgents, searchBounds, type ArchivalPassageInput } from './archival-support.js';
 import { withProviderCalls } from '../providers/model-call-failure.js';

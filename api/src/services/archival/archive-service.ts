@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { findAgent, loadAgentViews, type AgentInclude, type AgentView } from '../agents/agent-views.js';
-import { keysetPage, type PageRequest } from '../agents/keyset-page.js';
+import { keysetPage, type PageRequest } from '../shared/paging.js';
 import type { ModelService } from '../models/model-service.js';
 import { insertPassages, recompileArchiveAgents, searchBounds, type ArchivalPassageInput } from './archival-support.js';
 import { withProviderCalls } from '../providers/model-call-failure.js';

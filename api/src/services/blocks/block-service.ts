@@ -6,7 +6,7 @@ import type { RequestContext } from '../../http/request-context.js';
 import { blockLimitError } from '../agents/agent-service.js';
 import { loadAgentViews, type AgentInclude, type AgentView } from '../agents/agent-views.js';
 import type { BlockPatch } from '../agents/core-memory-service.js';
-import { keysetPage, type PageRequest } from '../agents/keyset-page.js';
+import { keysetPage, type PageRequest } from '../shared/paging.js';
 import { findIdentity } from '../identities/identity-views.js';
 import type { OrganizationService } from '../tenancy/organizations.js';
 import { substringPattern } from './substring-pattern.js';

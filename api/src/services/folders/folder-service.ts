@@ -20,7 +20,7 @@ import type { Knex } from 'knex';
 import { UniqueViolationError } from 'objection';
 import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
-import { keysetPage, type PageRequest } from '../agents/keyset-page.js';
+import { keysetPage, type PageRequest } from '../shared/paging.js';
 import type { ModelService } from '../models/model-service.js';
 import { folderFileName, sanitizeUploadedName } from './file-names.js';
 import type { FolderStats } from './folder-wire.js';

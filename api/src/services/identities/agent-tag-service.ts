@@ -1,6 +1,6 @@
 import type { Database } from '@engram/db';
 import type { RequestContext } from '../../http/request-context.js';
-import type { SortOrder } from '../agents/keyset-page.js';
+import type { SortOrder } from '../shared/paging.js';
 import { substringPattern } from '../blocks/substring-pattern.js';
 
 /** Tags page by the tag itself: `before`/`after` are tags, not ids. */

@@ -15,7 +15,7 @@ import { UniqueViolationError } from 'objection';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { findAgent, loadAgentViews, type AgentInclude, type AgentView } from '../agents/agent-views.js';
-import { keysetPage, type PageRequest } from '../agents/keyset-page.js';
+import { keysetPage, type PageRequest } from '../shared/paging.js';
 import { substringPattern } from '../blocks/substring-pattern.js';
 import type { OrganizationService } from '../tenancy/organizations.js';
 import { findIdentity, loadIdentityView, loadIdentityViews, type IdentityView } from './identity-views.js';

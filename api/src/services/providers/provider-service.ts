@@ -3,7 +3,7 @@ import { UniqueViolationError } from 'objection';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import type { BaseProvider } from '../index.js';
-import { keysetPage, type PageRequest } from '../agents/keyset-page.js';
+import { keysetPage, type PageRequest } from '../shared/paging.js';
 import { checkProviderKey } from './provider-models.js';
 
 /** A provider as the model layer needs it: where to call and with which key, whether base or BYOK. */

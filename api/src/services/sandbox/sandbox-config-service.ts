@@ -12,7 +12,7 @@ import { VenvSetupError, type VenvManager } from '@engram/integrations/sandbox';
 import { UniqueViolationError } from 'objection';
 import { BadRequestError, ConflictError, NotFoundError, UnprocessableError, UpstreamError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
-import { keysetPage, type PageRequest } from '../agents/keyset-page.js';
+import { keysetPage, type PageRequest } from '../shared/paging.js';
 import { DEFAULT_SETTINGS, SETTINGS_SCHEMAS } from './sandbox-settings.js';
 
 // The public API's prefixes (`sandbox-`, `sandbox-env-`), which db/src/ids.ts does not list.

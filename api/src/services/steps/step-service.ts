@@ -2,7 +2,7 @@ import type { AgentType, LettaMessage } from '@engram/core';
 import { Agent, Project, Run, Step, StepTrace, type Database } from '@engram/db';
 import { NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
-import { keysetPage, type PageRequest } from '../agents/keyset-page.js';
+import { keysetPage, type PageRequest } from '../shared/paging.js';
 import type { MessageService } from '../messages/message-service.js';
 
 export type StepFeedback = 'positive' | 'negative';

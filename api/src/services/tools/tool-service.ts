@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import { UniqueViolationError } from 'objection';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
-import { keysetPage, type PageRequest } from '../agents/keyset-page.js';
+import { keysetPage, type PageRequest } from '../shared/paging.js';
 import { generatePythonSchema } from './python-schema.js';
 import { firstFunctionName, resolveToolSchema } from './tool-schema.js';
 

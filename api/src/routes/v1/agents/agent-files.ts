@@ -5,7 +5,7 @@ import { requireContext } from '../../../http/auth.js';
 import type { AppServices } from '../../../services/index.js';
 import { EnvironmentVariableName, EnvironmentVariableValue } from '../../../services/sandbox/sandbox-settings.js';
 import { AgentParams } from './agents.js';
-import { queryBoolean } from './schemas.js';
+import { queryBoolean } from '../../shared/query.js';
 
 /** Agent files with long histories are large, but an upload is read into memory whole. */
 const MAX_AGENT_FILE_BYTES = 32 * 1024 * 1024;

@@ -13,10 +13,9 @@ import {
   ModelSettingsSchema,
   ResponseFormatSchema,
   ToolRuleSchema,
-  pageQuery,
-  queryBoolean,
-  queryList,
 } from './schemas.js';
+import { pageQuery } from '../../shared/paging.js';
+import { queryBoolean, queryList } from '../../shared/query.js';
 
 export const AgentParams = z.object({ agent_id: z.string() });
 

@@ -5,7 +5,7 @@ import type { AppServices } from '../../../services/index.js';
 import { archivalSearchToWire, passageToWire } from '../../../services/archival/archival-wire.js';
 import { PassageBody } from '../archives.js';
 import { AgentParams } from './agents.js';
-import { queryBoolean, queryList } from './schemas.js';
+import { queryBoolean, queryList } from '../../shared/query.js';
 
 const AgentArchiveParams = AgentParams.extend({ archive_id: z.string() });
 const MemoryParams = AgentParams.extend({ memory_id: z.string() });

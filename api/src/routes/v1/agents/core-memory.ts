@@ -5,7 +5,8 @@ import type { AppServices } from '../../../services/index.js';
 import { agentToWire, blockToWire, memoryToWire } from '../../../services/agents/agent-wire.js';
 import { AgentParams } from './agents.js';
 import type { AgentInclude } from '../../../services/agents/agent-views.js';
-import { Metadata, pageOf, pageQuery } from './schemas.js';
+import { Metadata } from './schemas.js';
+import { pageOf, pageQuery } from '../../shared/paging.js';
 
 /** Blocks and, with them, the agent's files (its file blocks). */
 const BLOCKS_ONLY: ReadonlySet<AgentInclude> = new Set(['agent.blocks']);

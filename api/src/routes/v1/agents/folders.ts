@@ -5,7 +5,8 @@ import type { AppServices } from '../../../services/index.js';
 import { agentToWire } from '../../../services/agents/agent-wire.js';
 import { agentFileToWire, folderToWire, sourceToWire } from '../../../services/folders/folder-wire.js';
 import { AgentParams } from './agents.js';
-import { pageOf, pageQuery, queryBoolean } from './schemas.js';
+import { pageOf, pageQuery } from '../../shared/paging.js';
+import { queryBoolean } from '../../shared/query.js';
 
 const FolderParams = AgentParams.extend({ folder_id: z.string() });
 const SourceParams = AgentParams.extend({ source_id: z.string() });

@@ -1,27 +1,5 @@
 import { z } from 'zod';
 
-/** `?tags=a&tags=b` arrives as an array, a single `?tags=a` as a string: both become a list. */
-export function queryList<T extends z.ZodType>(item: T) {
-  return z.preprocess((value) => (value === undefined || Array.isArray(value) ? value : [value]), z.array(item)).optional();
-}
-
-export const queryBoolean = z.stringbool();
-
-/** The public API's list paging: cursors are item ids of the same list. */
-export function pageQuery(defaultLimit: number) {
-  return {
-    before: z.string().optional(),
-    after: z.string().optional(),
-    limit: z.coerce.number().int().min(1).max(1000).default(defaultLimit),
-    order: z.enum(['asc', 'desc']).optional(),
-  };
-}
-
-/** What a service pages by, from a `pageQuery`: the list's own order unless the caller chose one. */
-export function pageOf(query: { before?: string | undefined; after?: string | undefined; limit: number; order?: 'asc' | 'desc' | undefined }, defaultOrder: 'asc' | 'desc') {
-  return { before: query.before, after: query.after, limit: query.limit, order: query.order ?? defaultOrder };
-}
-
 const toolName = z.string().min(1);
 const promptTemplate = z.string().nullish();
 const toolArgs = z.record(z.string(), z.unknown()).nullish();

@@ -5,7 +5,8 @@ import { requireContext } from '../../../http/auth.js';
 import type { AppServices } from '../../../services/index.js';
 import { toolToWire } from '../../../services/agents/agent-wire.js';
 import { AgentParams } from './agents.js';
-import { pageOf, pageQuery, queryBoolean } from './schemas.js';
+import { pageOf, pageQuery } from '../../shared/paging.js';
+import { queryBoolean } from '../../shared/query.js';
 
 const ToolIdParams = AgentParams.extend({ tool_id: z.string() });
 const ToolNameParams = AgentParams.extend({ tool_name: z.string() });

@@ -1,0 +1,16 @@
+import { z } from 'zod';
+
+/** The public API's list paging: cursors are item ids of the same list. */
+export function pageQuery(defaultLimit: number) {
+  return {
+    before: z.string().optional(),
+    after: z.string().optional(),
+    limit: z.coerce.number().int().min(1).max(1000).default(defaultLimit),
+    order: z.enum(['asc', 'desc']).optional(),
+  };
+}
+
+/** What a service pages by, from a `pageQuery`: the list's own order unless the caller chose one. */
+export function pageOf(query: { before?: string | undefined; after?: string | undefined; limit: number; order?: 'asc' | 'desc' | undefined }, defaultOrder: 'asc' | 'desc') {
+  return { before: query.before, after: query.after, limit: query.limit, order: query.order ?? defaultOrder };
+}
