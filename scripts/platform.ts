@@ -48,17 +48,34 @@ function log(line: string): void {
 
 type Managed = { name: string; child: ChildProcess | null; stopping: boolean };
 
+/** `[name] ` before every line of a chunk of output (a chunk can hold several lines, or end mid-line). */
+function prefixLines(name: string): (chunk: Buffer) => string {
+  let atLineStart = true;
+  return (chunk) => {
+    const text = chunk.toString();
+    const prefixed = text.replace(/\n(?=.)/g, `\n[${name}] `);
+    const result = atLineStart ? `[${name}] ${prefixed}` : prefixed;
+    atLineStart = text.endsWith('\n');
+    return result;
+  };
+}
+
 function runNodeProcess(managed: Managed, entry: string, env: NodeJS.ProcessEnv, logFile: string): void {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own: Ctrl-C reaches only this process, which stops the API and the worker once,
+    // in order. Otherwise they got the terminal's SIGINT and then our SIGTERM, and the API's graceful close
+    // took the second signal for impatience ("second SIGTERM, exiting") and quit mid-close.
+    detached: true,
   });
   const append = (chunk: Buffer) => writeFileSync(logFile, chunk, { flag: 'a' });
+  const prefix = prefixLines(managed.name);
   child.stdout?.on('data', append);
   child.stderr?.on('data', (chunk: Buffer) => {
     append(chunk);
-    process.stderr.write(`[${managed.name}] ${chunk.toString()}`);
+    process.stderr.write(prefix(chunk));
   });
   child.once('exit', (code, signal) => {
     managed.child = null;
@@ -135,12 +152,28 @@ async function main(): Promise<void> {
   mkdirSync(logDir, { recursive: true });
 
   const cleanups: Array<() => Promise<void>> = [];
+  const managed: Managed[] = [];
+  // The API and the worker run in process groups of their own, so nothing else stops them if this process ends.
+  process.once('exit', () => {
+    for (const { child } of managed) child?.kill('SIGKILL');
+  });
+  let stopping = false;
   const shutdown = async (code: number) => {
+    stopping = true;
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => console.error(error));
+    log('stopped.');
     process.exit(code);
   };
-  process.once('SIGINT', () => void shutdown(0));
-  process.once('SIGTERM', () => void shutdown(0));
+  const onSignal = () => {
+    if (stopping) {
+      log('stopping at once (a second interrupt)');
+      process.exit(1);
+    }
+    log('stopping…');
+    void shutdown(0);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 
   try {
     const pgServer: PostgresServer = await resolvePostgresServer({ databaseUrl: platform.DATABASE_URL, dataDir });
@@ -209,6 +242,7 @@ async function main(): Promise<void> {
     };
     const worker: Managed = { name: 'worker', child: null, stopping: false };
     const api: Managed = { name: 'api', child: null, stopping: false };
+    managed.push(worker, api);
     runNodeProcess(worker, 'temporal/src/worker-main.ts', childEnv, path.join(logDir, 'worker.log'));
     runNodeProcess(api, 'api/src/server.ts', childEnv, path.join(logDir, 'api.log'));
     cleanups.push(() => stopManaged(worker));
