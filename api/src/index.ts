@@ -1,6 +1,7 @@
 export { buildApp, type AppDeps } from './app.js';
 export { parseApiConfig, ENGRAM_VERSION, type ApiConfig } from './config.js';
-export { createServices, type AppServices, type ServiceDeps, type BaseProvider } from './services/index.js';
+export { createServices, type AppServices, type ServiceDeps } from './services/index.js';
+export type { BaseProvider } from './services/providers/types.js';
 export * from './errors.js';
 export { createApiKeyService } from './services/tenancy/api-keys.js';
 export { createOrganizationService, type CreatedTenant } from './services/tenancy/organizations.js';

@@ -29,13 +29,11 @@ import { createSandboxConfigService } from './sandbox/sandbox-config-service.js'
 import { createVenvManager } from '@engram/integrations/sandbox';
 import { defaultVenvRoot, createExecuteTool } from '@engram/integrations/tools';
 import { createProviderService } from './providers/provider-service.js';
+import type { BaseProvider } from './providers/types.js';
 import { createAgentToolRunService } from './agents/agent-tool-run-service.js';
 import { createFolderService } from './folders/folder-service.js';
 import { createAgentFolderService } from './agents/agent-folders-service.js';
 import { createClientSideAccessTokenService } from './access-tokens/client-side-access-tokens.js';
-
-/** A model provider configured by the operator through environment variables. */
-export type BaseProvider = { name: string; providerType: string; apiKey: string | null; baseUrl: string };
 
 export type ServiceDeps = {
   db: Database;

@@ -15,13 +15,11 @@ import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { findFolder } from '../folders/folder-service.js';
+import type { AgentFileView } from '../folders/types.js';
 import { EVERY_RELATIONSHIP, findAgent, loadAgentView, type AgentView } from './agent-views.js';
 import { keysetPage, type PageRequest } from '../shared/paging.js';
 
 export type AgentFolderServiceDeps = { db: Database; secrets: SecretBox };
-
-/** One row of `GET /agents/{id}/files`: the agent's view of a file, with the folder it is in. */
-export type AgentFileView = FileAgent & { folderName: string };
 
 export type AgentFilePage = { files: AgentFileView[]; nextCursor: string | null; hasMore: boolean };
 

@@ -31,6 +31,7 @@ import { BadRequestError, ConflictError, NotFoundError, UnprocessableError } fro
 import type { RequestContext } from '../../http/request-context.js';
 import type { ModelService } from '../models/model-service.js';
 import type { OrganizationService } from '../tenancy/organizations.js';
+import { blockLimitError } from '../blocks/block-limit.js';
 import { attachFolders, replaceFolders } from './agent-folders-service.js';
 import { generateAgentName, isValidAgentName } from './agent-names.js';
 import { EVERY_RELATIONSHIP, findAgent, loadAgentView, loadAgentViews, type AgentInclude, type AgentView } from './agent-views.js';
@@ -169,10 +170,6 @@ export type AgentServiceDeps = {
 
 function stripNullBytes(value: string): string {
   return value.replaceAll('\u0000', '');
-}
-
-export function blockLimitError(loc: Array<string | number>, valueLength: number, limit: number): UnprocessableError {
-  return new UnprocessableError(loc, `Value is ${valueLength} characters long, over the block's limit of ${limit} characters`);
 }
 
 function assertTimezone(timezone: string): void {

@@ -3,22 +3,10 @@ import type { Knex } from 'knex';
 import { UniqueViolationError } from 'objection';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
-import { blockLimitError } from './agent-service.js';
+import { blockLimitError } from '../blocks/block-limit.js';
+import type { BlockPatch } from '../blocks/types.js';
 import { EVERY_RELATIONSHIP, blocksByAgent, findAgent, loadAgentView, type AgentView } from './agent-views.js';
 import { pageInMemory, type PageRequest } from '../shared/paging.js';
-
-/** A block edit through the API. Unlike the agent's own memory tools, the API may edit read-only blocks. */
-export type BlockPatch = {
-  value?: string | null | undefined;
-  limit?: number | null | undefined;
-  label?: string | null | undefined;
-  description?: string | null | undefined;
-  read_only?: boolean | undefined;
-  hidden?: boolean | null | undefined;
-  metadata?: Record<string, unknown> | null | undefined;
-  tags?: string[] | null | undefined;
-  preserve_on_migration?: boolean | null | undefined;
-};
 
 export type CoreMemoryServiceDeps = { db: Database; secrets: SecretBox };
 

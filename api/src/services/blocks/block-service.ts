@@ -3,9 +3,9 @@ import { Agent, AgentBlock, Block, IdentityBlock, newId, recompileSystemMessage,
 import type { Knex } from 'knex';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
-import { blockLimitError } from '../agents/agent-service.js';
+import { blockLimitError } from './block-limit.js';
 import { loadAgentViews, type AgentInclude, type AgentView } from '../agents/agent-views.js';
-import type { BlockPatch } from '../agents/core-memory-service.js';
+import type { BlockPatch } from './types.js';
 import { keysetPage, type PageRequest } from '../shared/paging.js';
 import { findIdentity } from '../identities/identity-views.js';
 import type { OrganizationService } from '../tenancy/organizations.js';

@@ -23,7 +23,7 @@ import type { RequestContext } from '../../http/request-context.js';
 import { keysetPage, type PageRequest } from '../shared/paging.js';
 import type { ModelService } from '../models/model-service.js';
 import { folderFileName, sanitizeUploadedName } from './file-names.js';
-import type { FolderStats } from './folder-wire.js';
+import type { FolderStats } from './types.js';
 
 /** `POST /folders` and `POST /sources`. */
 export type CreateFolderInput = {

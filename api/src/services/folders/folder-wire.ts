@@ -1,6 +1,6 @@
 import type { Source, SourceFile } from '@engram/db';
 import { withoutFolderPrefix } from './file-names.js';
-import type { AgentFileView } from '../agents/agent-folders-service.js';
+import type { AgentFileView, FolderStats } from './types.js';
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 
@@ -57,15 +57,6 @@ export function fileToWire(file: SourceFile, options: FileWireOptions = {}) {
 }
 
 /** One folder's share of `GET /folders/metadata`. */
-export type FolderStats = {
-  sourceId: string;
-  sourceName: string;
-  fileCount: number;
-  totalSize: number;
-  /** Only when the caller asked for the per-folder detail. */
-  files?: Array<{ fileId: string; fileName: string; fileSize: number }>;
-};
-
 /** The wire `OrganizationSourcesStats`: totals always, the per-folder breakdown only when asked for. */
 export function folderStatsToWire(stats: FolderStats[], detailed: boolean) {
   return {

@@ -1,7 +1,8 @@
 import type { EmbeddingConfig, LlmConfig } from '@engram/db';
 import { BadRequestError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
-import type { ProviderConnection, ProviderService } from '../providers/provider-service.js';
+import type { ProviderService } from '../providers/provider-service.js';
+import type { ProviderConnection } from '../providers/types.js';
 import { listProviderModelIds } from '../providers/provider-models.js';
 
 /** What a model list is built from: one model id of one provider, as an llm_config or embedding_config. */

@@ -1,6 +1,6 @@
 import { createModelClient, ModelCallError, BASE_PROVIDER_ENV } from '@engram/integrations/llm';
 import { BadRequestError, UnauthorizedError, UpstreamError, UpstreamTimeoutError } from '../../errors.js';
-import type { ProviderConnection } from './provider-service.js';
+import type { ProviderConnection } from './types.js';
 
 /** A model list is interactive: a provider slower than this counts as unreachable. */
 const LIST_MODELS_TIMEOUT_MS = 5_000;

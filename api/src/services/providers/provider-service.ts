@@ -2,19 +2,9 @@ import { Provider, newId, type Database, type SecretBox } from '@engram/db';
 import { UniqueViolationError } from 'objection';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
-import type { BaseProvider } from '../index.js';
 import { keysetPage, type PageRequest } from '../shared/paging.js';
 import { checkProviderKey } from './provider-models.js';
-
-/** A provider as the model layer needs it: where to call and with which key, whether base or BYOK. */
-export type ProviderConnection = {
-  id: string | null;
-  name: string;
-  providerType: string;
-  providerCategory: 'base' | 'byok';
-  apiKey: string | null;
-  baseUrl: string | null;
-};
+import type { BaseProvider, ProviderConnection } from './types.js';
 
 export type ProviderFilter = { name?: string | undefined; providerType?: string | undefined };
 

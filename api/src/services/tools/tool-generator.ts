@@ -5,7 +5,8 @@ import { BadRequestError, UpstreamError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { withProviderCalls } from '../providers/model-call-failure.js';
 import type { ModelService } from '../models/model-service.js';
-import type { ProviderConnection, ProviderService } from '../providers/provider-service.js';
+import type { ProviderService } from '../providers/provider-service.js';
+import type { ProviderConnection } from '../providers/types.js';
 import { generatePythonSchema } from './python-schema.js';
 import { DEFAULT_RETURN_CHAR_LIMIT } from './tool-service.js';
 
