@@ -1,3 +1,5 @@
+import type { ModelErrorKind } from '@engram/core';
+
 /**
  * The closed set of domain errors. Services throw these; `http/error-handler.ts` is the one place
  * that turns them into HTTP responses.
@@ -13,6 +15,7 @@ export type ErrorKind =
   | 'unsupported_media_type'
   | 'unprocessable'
   | 'rate_limited'
+  | 'request_timeout'
   | 'internal'
   | 'bad_gateway'
   | 'service_unavailable'
@@ -103,6 +106,13 @@ export class UpstreamError extends AppError {
   }
 }
 
+/** A server called on the client's behalf (an MCP server) did not answer in time: 408, as the public API answers it. */
+export class RequestTimeoutError extends AppError {
+  constructor(detail: ErrorDetail) {
+    super('request_timeout', detail);
+  }
+}
+
 export class UpstreamTimeoutError extends AppError {
   constructor(detail: ErrorDetail) {
     super('timeout', detail);
@@ -113,6 +123,48 @@ export class ServiceUnavailableError extends AppError {
   constructor(detail: ErrorDetail) {
     super('service_unavailable', detail);
   }
+}
+
+/**
+ * How a failed model or embedding call reaches an API client, by the failure's kind. Keyed by every
+ * `ModelErrorKind`, so a new kind does not compile until it has its row here.
+ */
+export const MODEL_ERROR_KINDS: Record<ModelErrorKind, ErrorKind> = {
+  not_configured: 'bad_request',
+  bad_request: 'bad_request',
+  context_overflow: 'bad_request',
+  authentication: 'unauthorized',
+  rate_limit: 'rate_limited',
+  timeout: 'timeout',
+  server: 'bad_gateway',
+  connection: 'bad_gateway',
+  invalid_response: 'bad_gateway',
+};
+
+/** The `error_type`s a run fails with when no model call failed: its own refusals and the catch-all. */
+export const RUN_FAILURE_KINDS = {
+  PENDING_APPROVAL: 'conflict',
+  invalid_request: 'bad_request',
+  internal_error: 'internal',
+} as const satisfies Record<string, ErrorKind>;
+
+/** The error for a failed model or embedding call. */
+export function modelCallError(kind: ModelErrorKind, message: string): AppError {
+  return new AppError(MODEL_ERROR_KINDS[kind], message);
+}
+
+/**
+ * The error for a run that ended without an answer (a sync send), from its error message: a model error kind or
+ * one of `RUN_FAILURE_KINDS`; a conflict carries its code (`PENDING_APPROVAL`), as clients resolve it by that.
+ */
+export function runFailureError(failure: { error_type: string; message: string }): AppError {
+  const type = failure.error_type;
+  const kind: ErrorKind = Object.hasOwn(MODEL_ERROR_KINDS, type)
+    ? MODEL_ERROR_KINDS[type as ModelErrorKind]
+    : Object.hasOwn(RUN_FAILURE_KINDS, type)
+      ? RUN_FAILURE_KINDS[type as keyof typeof RUN_FAILURE_KINDS]
+      : 'internal';
+  return new AppError(kind, kind === 'conflict' ? { code: type, message: failure.message } : failure.message);
 }
 
 /**

@@ -2,8 +2,20 @@ import Fastify from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError, AppError, badRequest } from '../errors.js';
-import { registerErrorHandling } from './error-handler.js';
+import type { ModelErrorKind } from '@engram/core';
+import {
+  ConflictError,
+  ForbiddenError,
+  MODEL_ERROR_KINDS,
+  NotFoundError,
+  RequestTimeoutError,
+  UnprocessableError,
+  AppError,
+  badRequest,
+  modelCallError,
+  runFailureError,
+} from '../errors.js';
+import { registerErrorHandling, STATUS_BY_KIND } from './error-handler.js';
 
 async function appWithRoutes() {
   const app = Fastify({ logger: false }).withTypeProvider<ZodTypeProvider>();
@@ -32,6 +44,9 @@ async function appWithRoutes() {
   });
   app.get('/boom', async () => {
     throw new Error('database password is hunter2');
+  });
+  app.get('/slow-mcp', async () => {
+    throw new RequestTimeoutError("MCP server 'weather' did not answer in time");
   });
   app.get('/internal', async () => {
     throw new AppError('internal', 'secret detail');
@@ -110,6 +125,39 @@ describe('the error table', () => {
     expect(field.json()).toEqual({
       detail: [{ loc: ['body', 'value'], msg: 'Value exceeds the block limit', type: 'value_error' }],
     });
+  });
+
+  it('answers a server that was too slow to answer with 408, from the table like every other kind', async () => {
+    const app = await appWithRoutes();
+    const slow = await app.inject({ method: 'GET', url: '/slow-mcp' });
+    expect(slow.statusCode).toBe(408);
+    expect(slow.json()).toEqual({ detail: "MCP server 'weather' did not answer in time" });
+  });
+
+  it('maps every model error kind, and every run failure, through one table', () => {
+    const statusOf = (error: AppError) => STATUS_BY_KIND[error.kind];
+    const expected: Record<ModelErrorKind, number> = {
+      not_configured: 400,
+      bad_request: 400,
+      context_overflow: 400,
+      authentication: 401,
+      rate_limit: 429,
+      timeout: 504,
+      server: 502,
+      connection: 502,
+      invalid_response: 502,
+    };
+    expect(Object.keys(MODEL_ERROR_KINDS).sort()).toEqual(Object.keys(expected).sort());
+    for (const [kind, status] of Object.entries(expected) as Array<[ModelErrorKind, number]>) {
+      expect(statusOf(modelCallError(kind, 'provider said no')), kind).toBe(status);
+      const fromRun = runFailureError({ error_type: kind, message: 'provider said no' });
+      expect([statusOf(fromRun), fromRun.detail], kind).toEqual([status, 'provider said no']);
+    }
+    const pending = runFailureError({ error_type: 'PENDING_APPROVAL', message: 'waiting for approval' });
+    expect([statusOf(pending), pending.detail]).toEqual([409, { code: 'PENDING_APPROVAL', message: 'waiting for approval' }]);
+    expect(statusOf(runFailureError({ error_type: 'invalid_request', message: 'nothing awaits approval' }))).toBe(400);
+    expect(statusOf(runFailureError({ error_type: 'internal_error', message: 'the run failed' }))).toBe(500);
+    expect(statusOf(runFailureError({ error_type: 'toString', message: 'not a kind' }))).toBe(500);
   });
 
   it('masks unexpected and internal errors', async () => {

@@ -14,6 +14,7 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   unsupported_media_type: 415,
   unprocessable: 422,
   rate_limited: 429,
+  request_timeout: 408,
   internal: 500,
   bad_gateway: 502,
   service_unavailable: 503,

@@ -1,22 +1,9 @@
 import { ModelCallError } from '@engram/integrations/llm';
-import { BadRequestError, RateLimitedError, UnauthorizedError, UpstreamError, UpstreamTimeoutError, type AppError } from '../../errors.js';
+import { modelCallError, type AppError } from '../../errors.js';
 
-/** A model or embedding provider's failure, as an API client should see it. */
+/** A model or embedding provider's failure, as an API client should see it (`MODEL_ERROR_KINDS`). */
 export function modelCallFailure(error: ModelCallError): AppError {
-  switch (error.kind) {
-    case 'not_configured':
-    case 'bad_request':
-    case 'context_overflow':
-      return new BadRequestError(error.message);
-    case 'authentication':
-      return new UnauthorizedError(error.message);
-    case 'rate_limit':
-      return new RateLimitedError(error.message);
-    case 'timeout':
-      return new UpstreamTimeoutError(error.message);
-    default:
-      return new UpstreamError(error.message);
-  }
+  return modelCallError(error.kind, error.message);
 }
 
 /** Runs work that calls a provider (a model or an embedder), turning its failure into an HTTP error. */
