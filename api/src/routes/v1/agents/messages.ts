@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { DEFAULT_MAX_STEPS, type RunInput, type RunRequest } from '@engram/core';
 import { requireContext } from '../../../http/auth.js';
 import { openSse } from '../../../http/sse.js';
-import { AppError, UnprocessableError, type ErrorKind } from '../../../errors.js';
+import { runFailureError, UnprocessableError } from '../../../errors.js';
 import type { AppServices } from '../../../services/index.js';
 import { collectRunResponse, streamRunOutput } from '../../../services/runs/run-output.js';
 import { runToWire } from '../../../services/runs/run-wire.js';
@@ -184,21 +184,6 @@ export function toRunRequest(body: SendBody): RunRequest {
   };
 }
 
-/** How a run that failed maps to a sync response's HTTP error. */
-const SYNC_ERROR_KIND: Record<string, ErrorKind> = {
-  PENDING_APPROVAL: 'conflict',
-  invalid_request: 'bad_request',
-  rate_limit: 'rate_limited',
-  authentication: 'unauthorized',
-  bad_request: 'bad_request',
-  context_overflow: 'bad_request',
-  not_configured: 'bad_request',
-  timeout: 'timeout',
-  server: 'bad_gateway',
-  connection: 'bad_gateway',
-  invalid_response: 'bad_gateway',
-};
-
 type StreamSettings = { pingIntervalMs: number; pollIntervalMs: number };
 
 export function messageRoutes(services: AppServices, settings: StreamSettings): FastifyPluginAsyncZod {
@@ -233,8 +218,7 @@ export function messageRoutes(services: AppServices, settings: StreamSettings): 
     });
     const response = await collectRunResponse(follow(ctx.organizationId, run.id, 0, aborter.signal, false), { includeTypes });
     if (response.error && response.messages.length === 0) {
-      const kind = SYNC_ERROR_KIND[response.error.error_type] ?? 'internal';
-      throw new AppError(kind, kind === 'conflict' ? { code: response.error.error_type, message: response.error.message } : response.error.message);
+      throw runFailureError(response.error);
     }
     return { messages: response.messages, stop_reason: response.stop_reason, usage: response.usage };
   }
