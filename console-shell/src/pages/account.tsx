@@ -1,6 +1,26 @@
 import { useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { Button, Card, ErrorNotice, Group, NativeSelect, PageHeader, SegmentedControl, Stack, Text, TextInput, useSession } from '@engram/console-kit';
+import {
+  Alert,
+  Button,
+  Card,
+  consoleApi,
+  ErrorNotice,
+  Group,
+  NativeSelect,
+  PageHeader,
+  PasswordInput,
+  SegmentedControl,
+  Stack,
+  Text,
+  TextInput,
+  useSession,
+  useValidatedSubmit,
+  type EmailDelivery,
+} from '@engram/console-kit';
+import { IconCircleCheck, IconKey } from '@tabler/icons-react';
+import { bindFields } from '../layout/form-fields.js';
+import { SentCode } from './development-code.js';
 
 const LOCALES = [
   { value: 'en', label: 'English' },
@@ -10,6 +30,73 @@ const LOCALES = [
   { value: 'es', label: 'Español' },
   { value: 'ja', label: '日本語' },
 ];
+
+/**
+ * A new password through the reset code sent to the account's own email: the session alone does not
+ * change it. Setting it signs out every session, this one too.
+ */
+function PasswordCard({ email }: { email: string }) {
+  const session = useSession();
+  const [sent, setSent] = useState<{ at: number; delivery: EmailDelivery } | null>(null);
+  const [values, setValues] = useState({ email, code: '', password: '' });
+  const start = useMutation({
+    mutationFn: () => consoleApi.startPasswordReset({ email }),
+    onSuccess: (started) => setSent({ at: Date.now(), delivery: started.emailDelivery }),
+  });
+  const finish = useMutation({ mutationFn: () => consoleApi.finishPasswordReset(values) });
+  const { errors, onSubmit } = useValidatedSubmit('passwordReset', values, () => finish.mutate());
+  const field = bindFields(values, setValues, errors);
+
+  if (finish.isSuccess) {
+    return (
+      <Alert color="teal" variant="light" icon={<IconCircleCheck size={18} />} title="Password changed" data-testid="password-changed">
+        <Stack gap="sm" align="flex-start">
+          <Text size="sm">Every session was signed out, this one too. Log in again with the new password.</Text>
+          <Button size="xs" variant="light" color="teal" onClick={() => void session.logout()}>
+            Log in again
+          </Button>
+        </Stack>
+      </Alert>
+    );
+  }
+  return (
+    <Card withBorder radius="lg" p="lg" data-testid="password-card">
+      <Stack>
+        <Group justify="space-between" wrap="wrap" gap="sm">
+          <div>
+            <Text fw={600} size="sm">
+              Password
+            </Text>
+            <Text size="sm" c="dimmed">
+              A code sent to {email} confirms it is you.
+            </Text>
+          </div>
+          <Button variant={sent ? 'default' : 'filled'} leftSection={<IconKey size={16} />} loading={start.isPending} onClick={() => start.mutate()}>
+            {sent ? 'Send a new code' : 'Change password'}
+          </Button>
+        </Group>
+        {start.error ? <ErrorNotice error={start.error} title="No code was sent" /> : null}
+        {sent ? (
+          <>
+            <SentCode sentAt={sent.at} delivery={sent.delivery} purpose="password reset" />
+            <form onSubmit={onSubmit} noValidate>
+              <Stack>
+                {finish.error ? <ErrorNotice error={finish.error} title="The password was not changed" /> : null}
+                <TextInput label="Code" inputMode="numeric" autoComplete="one-time-code" maw={220} {...field('code')} />
+                <PasswordInput label="New password" description="At least 8 characters" autoComplete="new-password" {...field('password')} />
+                <Group>
+                  <Button type="submit" loading={finish.isPending}>
+                    Set new password
+                  </Button>
+                </Group>
+              </Stack>
+            </form>
+          </>
+        ) : null}
+      </Stack>
+    </Card>
+  );
+}
 
 export function AccountPage() {
   const session = useSession();
@@ -64,6 +151,7 @@ export function AccountPage() {
             />
           </Stack>
         </Card>
+        {user.email ? <PasswordCard email={user.email} /> : null}
       </Stack>
     </>
   );

@@ -16,13 +16,14 @@ import {
   Table,
   Text,
   TextInput,
-  Tooltip,
   useFormatters,
+  useMemberAccess,
   useValidatedSubmit,
   type ApiKey,
   type CreatedApiKey,
 } from '@engram/console-kit';
 import { IconAlertTriangle, IconKey, IconPlus, IconTrash } from '@tabler/icons-react';
+import { Permitted, RoleNotice } from '../layout/access.js';
 import { ConfirmDialog, ModalForm, useDialogMutation } from '../layout/dialogs.js';
 import { EmptyTableState, PagedTable } from './page-scaffold.js';
 
@@ -95,10 +96,9 @@ function DeleteKeyModal({ apiKey, onClose }: { apiKey: ApiKey | null; onClose: (
   );
 }
 
-export function ApiKeysPage() {
+/** The organization's keys, for members whose role may see them. */
+function ApiKeysTable({ onDelete }: { onDelete: (key: ApiKey) => void }) {
   const [offset, setOffset] = useState(0);
-  const [creating, setCreating] = useState(false);
-  const [deleting, setDeleting] = useState<ApiKey | null>(null);
   const format = useFormatters();
   const keys = useQuery({
     queryKey: [...queryKeys.apiKeys, offset],
@@ -107,15 +107,6 @@ export function ApiKeysPage() {
   });
   return (
     <>
-      <PageHeader
-        title="API keys"
-        description="Keys for the /v1 agent API. Each acts with your role in this organization."
-        actions={
-          <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
-            Create API key
-          </Button>
-        }
-      />
       {keys.error ? <ErrorNotice error={keys.error} onRetry={() => void keys.refetch()} /> : null}
       <PagedTable
         testId="api-keys-table"
@@ -152,15 +143,37 @@ export function ApiKeysPage() {
               </Text>
             </Table.Td>
             <Table.Td>
-              <Tooltip label="Delete key">
-                <ActionIcon variant="subtle" color="red" aria-label={`Delete ${key.name}`} onClick={() => setDeleting(key)}>
+              <Permitted permission="delete_api_keys" action="delete API keys" label="Delete key">
+                <ActionIcon variant="subtle" color="red" aria-label={`Delete ${key.name}`} onClick={() => onDelete(key)}>
                   <IconTrash size={16} />
                 </ActionIcon>
-              </Tooltip>
+              </Permitted>
             </Table.Td>
           </Table.Tr>
         ))}
       </PagedTable>
+    </>
+  );
+}
+
+export function ApiKeysPage() {
+  const [creating, setCreating] = useState(false);
+  const [deleting, setDeleting] = useState<ApiKey | null>(null);
+  const access = useMemberAccess();
+  return (
+    <>
+      <PageHeader
+        title="API keys"
+        description="Keys for the /v1 agent API. Each acts with your role in this organization."
+        actions={
+          <Permitted permission="create_api_keys" action="create API keys">
+            <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
+              Create API key
+            </Button>
+          </Permitted>
+        }
+      />
+      {access.can('read_api_keys') ? <ApiKeysTable onDelete={setDeleting} /> : access.known ? <RoleNotice action="see this organization's API keys" /> : null}
       <CreateKeyModal opened={creating} onClose={() => setCreating(false)} />
       <DeleteKeyModal apiKey={deleting} onClose={() => setDeleting(null)} />
     </>

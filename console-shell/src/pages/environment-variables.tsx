@@ -16,10 +16,12 @@ import {
   TextInput,
   Tooltip,
   useFormatters,
+  useMemberAccess,
   useValidatedSubmit,
   type EnvironmentVariable,
 } from '@engram/console-kit';
 import { IconPencil, IconPlus, IconTrash, IconVariable } from '@tabler/icons-react';
+import { Permitted, RoleNotice } from '../layout/access.js';
 import { ConfirmDialog, ModalForm, useDialogMutation } from '../layout/dialogs.js';
 import { bindFields } from '../layout/form-fields.js';
 import { EmptyTableState, PagedTable, SearchField, usePagedSearch } from './page-scaffold.js';
@@ -91,11 +93,9 @@ function DeleteVariableModal({ variable, onClose }: { variable: EnvironmentVaria
   );
 }
 
-export function EnvironmentVariablesPage() {
+/** The organization's variables, for members whose role manages them. */
+function VariablesTable({ onEdit, onDelete }: { onEdit: (variable: EnvironmentVariable) => void; onDelete: (variable: EnvironmentVariable) => void }) {
   const { debounced, offset, setOffset, searchField } = usePagedSearch();
-  const [adding, setAdding] = useState(false);
-  const [editing, setEditing] = useState<EnvironmentVariable | null>(null);
-  const [deleting, setDeleting] = useState<EnvironmentVariable | null>(null);
   const format = useFormatters();
   const variables = useQuery({
     queryKey: [...queryKeys.environmentVariables, debounced, offset],
@@ -105,15 +105,6 @@ export function EnvironmentVariablesPage() {
   const list = variables.data?.environmentVariables ?? [];
   return (
     <>
-      <PageHeader
-        title="Environment variables"
-        description="Secrets and settings every tool in this organization can read when it runs."
-        actions={
-          <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
-            Add variable
-          </Button>
-        }
-      />
       <SearchField {...searchField} placeholder="Search by key" label="Search environment variables" />
       {variables.error ? <ErrorNotice error={variables.error} onRetry={() => void variables.refetch()} /> : null}
       <PagedTable
@@ -157,12 +148,12 @@ export function EnvironmentVariablesPage() {
             <Table.Td>
               <Group gap={4} wrap="nowrap" justify="flex-end">
                 <Tooltip label="Set a new value">
-                  <ActionIcon variant="subtle" color="gray" aria-label={`Set ${variable.key}`} onClick={() => setEditing(variable)}>
+                  <ActionIcon variant="subtle" color="gray" aria-label={`Set ${variable.key}`} onClick={() => onEdit(variable)}>
                     <IconPencil size={16} />
                   </ActionIcon>
                 </Tooltip>
                 <Tooltip label="Delete variable">
-                  <ActionIcon variant="subtle" color="red" aria-label={`Delete ${variable.key}`} onClick={() => setDeleting(variable)}>
+                  <ActionIcon variant="subtle" color="red" aria-label={`Delete ${variable.key}`} onClick={() => onDelete(variable)}>
                     <IconTrash size={16} />
                   </ActionIcon>
                 </Tooltip>
@@ -171,6 +162,33 @@ export function EnvironmentVariablesPage() {
           </Table.Tr>
         ))}
       </PagedTable>
+    </>
+  );
+}
+
+export function EnvironmentVariablesPage() {
+  const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<EnvironmentVariable | null>(null);
+  const [deleting, setDeleting] = useState<EnvironmentVariable | null>(null);
+  const access = useMemberAccess();
+  return (
+    <>
+      <PageHeader
+        title="Environment variables"
+        description="Secrets and settings every tool in this organization can read when it runs."
+        actions={
+          <Permitted permission="manage_environment_variables" action="manage environment variables">
+            <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
+              Add variable
+            </Button>
+          </Permitted>
+        }
+      />
+      {access.can('manage_environment_variables') ? (
+        <VariablesTable onEdit={setEditing} onDelete={setDeleting} />
+      ) : access.known ? (
+        <RoleNotice action="see or change this organization's environment variables" />
+      ) : null}
       <VariableModal opened={adding} onClose={() => setAdding(false)} />
       {editing ? <VariableModal key={editing.id} opened variable={editing} onClose={() => setEditing(null)} /> : null}
       {deleting ? <DeleteVariableModal variable={deleting} onClose={() => setDeleting(null)} /> : null}

@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import {
   Alert,
@@ -14,32 +15,79 @@ import {
   ThemeIcon,
   Title,
   useSession,
+  type OnboardingProgress,
   type OnboardingStatus,
 } from '@engram/console-kit';
 import { IconCircleCheck, IconCircleDashed, IconMailCheck, IconPlayerPlay } from '@tabler/icons-react';
 
-/** The tour's steps (spec 000 §3), in order; `completed` follows the last. */
-const STEPS = [
+/** Where a step is done: a console screen, or (`href`) a page outside it. */
+type StepLink = { to: string } | { href: string };
+
+type Step = { step: string; title: string; text: string; link?: (progress: OnboardingProgress | null) => StepLink };
+
+const agentsOf = (progress: OnboardingProgress | null) => (progress?.projectSlug ? `/projects/${progress.projectSlug}/agents` : '/projects');
+
+/**
+ * The tour's steps (spec 000 §3), in order; `completed` follows the last. Steps the organization's
+ * data shows done (an agent, a message sent to one, an API key) are checked without a click.
+ */
+const STEPS: readonly Step[] = [
   {
     step: 'about_credits',
     title: 'Know your limits',
     text: 'Each plan caps how many projects, agents and members an organization has; the console says when you reach one.',
   },
-  { step: 'create_template', title: 'Create an agent', text: 'Open a project and give an agent a model and memory blocks.', link: '/projects' },
-  { step: 'explore_ade', title: 'Chat with it', text: 'Send it messages in the agent workspace and watch it edit its own memory.' },
-  { step: 'save_version', title: 'Save a version', text: 'Export the agent as a file to keep or share it as it is now.' },
-  { step: 'deploy_agent', title: 'Call it from your code', text: 'Create an API key and send messages through the /v1 API.', link: '/settings/api-keys' },
-] as const;
+  {
+    step: 'create_template',
+    title: 'Create an agent',
+    text: 'Give it a model and memory blocks in a project.',
+    link: (progress) => ({ to: `${agentsOf(progress)}/new` }),
+  },
+  {
+    step: 'explore_ade',
+    title: 'Send it a first message',
+    text: 'Chat with it in the agent workspace and watch it edit its own memory.',
+    link: (progress) => ({ to: progress?.agentId ? `${agentsOf(progress)}/${progress.agentId}` : agentsOf(progress) }),
+  },
+  {
+    step: 'save_version',
+    title: 'Save a version',
+    text: 'Export the agent as a file (GET /v1/agents/{agent_id}/export) to keep or share it as it is now.',
+    link: () => ({ href: '/docs' }),
+  },
+  {
+    step: 'deploy_agent',
+    title: 'Create an API key',
+    text: 'Then call your agents from your code through the /v1 API.',
+    link: () => ({ to: '/settings/api-keys' }),
+  },
+];
 
 const NOT_STARTED: OnboardingStatus = { claimedSteps: [], completedSteps: [], currentStep: null, pausedAt: null };
+
+function StepTitle({ title, link }: { title: string; link: StepLink | null }) {
+  if (!link) return <>{title}</>;
+  return 'to' in link ? (
+    <Anchor component={Link} to={link.to} inherit>
+      {title}
+    </Anchor>
+  ) : (
+    <Anchor href={link.href} target="_blank" rel="noreferrer" inherit>
+      {title}
+    </Anchor>
+  );
+}
 
 function useOnboardingAction<T>(action: (input: T) => Promise<unknown>) {
   const queryClient = useQueryClient();
   return useMutation({ mutationFn: action, onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.self }) });
 }
 
-/** The guided tour as a checklist: one step at a time, each done step claimed; it can be hidden and brought back. */
-function OnboardingChecklist({ status }: { status: OnboardingStatus }) {
+/**
+ * The guided tour as a checklist: a step is done when the organization's data shows it or the user
+ * marked it done; the first open step is the current one. It can be hidden and brought back.
+ */
+function OnboardingChecklist({ status, progress }: { status: OnboardingStatus; progress: OnboardingProgress | null }) {
   // Moving to the next step completes the current one and claims it (services/accounts/onboarding.ts).
   const claim = useOnboardingAction((input: { onboardingStep: string; stepToClaim?: string }) => consoleApi.claimOnboardingStep(input));
   const pause = useOnboardingAction(() => consoleApi.pauseOnboarding());
@@ -60,9 +108,13 @@ function OnboardingChecklist({ status }: { status: OnboardingStatus }) {
     );
   }
 
-  const currentIndex = STEPS.findIndex((entry) => entry.step === status.currentStep);
-  const allDone = status.currentStep === 'completed';
-  const doneCount = allDone ? STEPS.length : STEPS.filter((entry) => status.completedSteps.includes(entry.step)).length;
+  const doneByUser = (step: string) => status.completedSteps.includes(step) || (progress?.doneSteps.includes(step) ?? false);
+  const allDone = status.currentStep === 'completed' || STEPS.every((entry) => doneByUser(entry.step));
+  const isDone = (step: string) => allDone || doneByUser(step);
+  const started = status.currentStep !== null;
+  const currentIndex = started && !allDone ? STEPS.findIndex((entry) => !isDone(entry.step)) : -1;
+  const nextOpenStep = (index: number) => STEPS.slice(index + 1).find((entry) => !isDone(entry.step))?.step ?? 'completed';
+  const doneCount = STEPS.filter((entry) => isDone(entry.step)).length;
   return (
     <Card withBorder radius="lg" p="lg" mb="lg" data-testid="onboarding-checklist">
       <Group justify="space-between" align="flex-start" wrap="nowrap" mb="md">
@@ -89,7 +141,7 @@ function OnboardingChecklist({ status }: { status: OnboardingStatus }) {
       {error ? <ErrorNotice error={error} title="That did not work" /> : null}
       <Stack gap="sm">
         {STEPS.map((entry, index) => {
-          const done = allDone || status.completedSteps.includes(entry.step);
+          const done = isDone(entry.step);
           const current = index === currentIndex;
           return (
             <Group key={entry.step} wrap="nowrap" align="flex-start" gap="sm" data-testid={`onboarding-step-${entry.step}`} data-done={done}>
@@ -98,13 +150,7 @@ function OnboardingChecklist({ status }: { status: OnboardingStatus }) {
               </ThemeIcon>
               <Stack gap={0} style={{ flex: 1, minWidth: 0 }}>
                 <Text size="sm" fw={current ? 700 : 500} td={done ? 'line-through' : undefined} c={done ? 'dimmed' : undefined}>
-                  {'link' in entry && !done ? (
-                    <Anchor component={Link} to={entry.link} inherit>
-                      {entry.title}
-                    </Anchor>
-                  ) : (
-                    entry.title
-                  )}
+                  <StepTitle title={entry.title} link={entry.link && !done ? entry.link(progress) : null} />
                 </Text>
                 {done ? null : (
                   <Text size="xs" c="dimmed">
@@ -117,7 +163,7 @@ function OnboardingChecklist({ status }: { status: OnboardingStatus }) {
                   size="compact-sm"
                   variant="light"
                   loading={claim.isPending}
-                  onClick={() => claim.mutate({ onboardingStep: STEPS[index + 1]?.step ?? 'completed', stepToClaim: entry.step })}
+                  onClick={() => claim.mutate({ onboardingStep: nextOpenStep(index), stepToClaim: entry.step })}
                 >
                   Done
                 </Button>
@@ -126,13 +172,13 @@ function OnboardingChecklist({ status }: { status: OnboardingStatus }) {
           );
         })}
       </Stack>
-      {currentIndex === -1 && !allDone ? (
+      {!started && !allDone ? (
         <Button
           mt="md"
           size="xs"
           leftSection={<IconPlayerPlay size={14} />}
           loading={claim.isPending}
-          onClick={() => claim.mutate({ onboardingStep: STEPS[0].step })}
+          onClick={() => claim.mutate({ onboardingStep: nextOpenStep(-1) })}
         >
           Start
         </Button>
@@ -159,10 +205,15 @@ function VerifyEmailNotice({ email }: { email: string }) {
 /** What a new account still has to do: verify its email, and the onboarding tour until it is finished. */
 export function GettingStarted() {
   const { user } = useSession();
+  const queryClient = useQueryClient();
+  // Progress comes from data other screens change (agents, messages, keys), so it is read afresh here.
+  useEffect(() => {
+    void queryClient.invalidateQueries({ queryKey: queryKeys.self });
+  }, [queryClient]);
   return (
     <>
       {!user.isVerified && user.email ? <VerifyEmailNotice email={user.email} /> : null}
-      {user.hasOnboarded ? null : <OnboardingChecklist status={user.onboardingStatus ?? NOT_STARTED} />}
+      {user.hasOnboarded ? null : <OnboardingChecklist status={user.onboardingStatus ?? NOT_STARTED} progress={user.onboardingProgress} />}
     </>
   );
 }

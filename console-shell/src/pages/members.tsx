@@ -3,7 +3,6 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import {
   ActionIcon,
   Alert,
-  ApiError,
   Avatar,
   Badge,
   Button,
@@ -28,6 +27,7 @@ import {
   Title,
   Tooltip,
   useFormatters,
+  useMemberAccess,
   useSession,
   useValidatedSubmit,
   type InvitedMember,
@@ -37,6 +37,7 @@ import {
 } from '@engram/console-kit';
 import { Checkbox } from '@engram/console-kit/widgets';
 import { IconCheck, IconDots, IconLink, IconMailPlus, IconRefresh, IconTrash, IconUserCheck, IconUserPlus } from '@tabler/icons-react';
+import { Permitted } from '../layout/access.js';
 import { ConfirmDialog, ModalForm, useDialogMutation } from '../layout/dialogs.js';
 import { bindFields } from '../layout/form-fields.js';
 import { PagedTable } from './page-scaffold.js';
@@ -101,9 +102,18 @@ function InviteModal({ opened, onClose }: { opened: boolean; onClose: () => void
     <Modal opened={opened} onClose={close} title={outcome ? 'Invitation ready' : 'Invite a member'} centered size="lg">
       {outcome?.kind === 'invited' ? (
         <Stack data-testid="created-invite">
-          <Text size="sm">
-            An invitation is on its way to <b>{outcome.invite.email}</b>. You can also send them this link; it works until{' '}
-            {format.dateTime(outcome.invite.expiresAt)}.
+          <Text size="sm" data-testid="invite-delivery">
+            {outcome.emailDelivery === 'smtp' ? (
+              <>
+                An invitation is on its way to <b>{outcome.invite.email}</b>. You can also send them this link
+              </>
+            ) : (
+              // No mail server is configured: the invitation waits in the server's outbox, unsent.
+              <>
+                No email was sent (this server has no mail server set up). Send <b>{outcome.invite.email}</b> this link
+              </>
+            )}
+            ; it works until {format.dateTime(outcome.invite.expiresAt)}.
           </Text>
           <CopyField label="Invite link" value={inviteLink(outcome.invite)} />
           <Group justify="flex-end">
@@ -383,26 +393,31 @@ export function MembersPage() {
     queryFn: () => consoleApi.members({ offset, limit: PAGE_SIZE }),
     placeholderData: keepPreviousData,
   });
+  const access = useMemberAccess();
+  // Seeing invitations takes the same permission as inviting and managing members.
+  const canManage = access.can('update_users_in_organization');
   const invites = useQuery({
     queryKey: [...queryKeys.invitedMembers, inviteOffset],
     queryFn: () => consoleApi.invitedMembers({ offset: inviteOffset, limit: PAGE_SIZE }),
     placeholderData: keepPreviousData,
+    enabled: canManage,
   });
-  // Seeing invitations takes the same permission as managing members, so the answer says which screen to show.
-  const canManage = invites.isSuccess;
-  const cannotManage = invites.error instanceof ApiError && invites.error.status === 403;
 
   return (
     <>
       <PageHeader
         title="Members"
-        description={cannotManage ? 'People in this organization and their roles. Ask an admin to invite someone.' : 'People in this organization, their roles, and who is invited.'}
+        description={
+          access.known && !canManage
+            ? 'People in this organization and their roles. Ask an admin to invite someone.'
+            : 'People in this organization, their roles, and who is invited.'
+        }
         actions={
-          canManage ? (
+          <Permitted permission="update_users_in_organization" action="invite or manage members">
             <Button leftSection={<IconUserPlus size={16} />} onClick={() => setInviting(true)}>
               Invite member
             </Button>
-          ) : null
+          </Permitted>
         }
       />
       {members.error ? <ErrorNotice error={members.error} onRetry={() => void members.refetch()} /> : null}
@@ -434,7 +449,7 @@ export function MembersPage() {
       </PagedTable>
 
       {invites.data ? <InvitesCard invites={invites.data} offset={inviteOffset} onPage={setInviteOffset} onRevoke={setRevoking} /> : null}
-      {invites.error && !cannotManage ? <ErrorNotice error={invites.error} title="Invitations could not be loaded" onRetry={() => void invites.refetch()} /> : null}
+      {invites.error ? <ErrorNotice error={invites.error} title="Invitations could not be loaded" onRetry={() => void invites.refetch()} /> : null}
 
       <InviteModal opened={inviting} onClose={() => setInviting(false)} />
       {changingRole ? <ChangeRoleModal key={changingRole.id} member={changingRole} onClose={() => setChangingRole(null)} /> : null}

@@ -25,6 +25,7 @@ import {
   type Project,
 } from '@engram/console-kit';
 import { IconFolder, IconFolderPlus, IconPlus, IconStar, IconStarFilled } from '@tabler/icons-react';
+import { Permitted } from '../layout/access.js';
 import { ModalForm } from '../layout/dialogs.js';
 import { GettingStarted } from './getting-started.js';
 import { SearchField, usePagedSearch } from './page-scaffold.js';
@@ -122,9 +123,11 @@ export function ProjectsPage() {
         title="Projects"
         description="Projects group agents, their tools and memory. Favorites come first."
         actions={
-          <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
-            New project
-          </Button>
+          <Permitted permission="create_projects" action="create projects">
+            <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
+              New project
+            </Button>
+          </Permitted>
         }
       />
       <GettingStarted />
@@ -147,9 +150,11 @@ export function ProjectsPage() {
               {debounced ? 'Try another name.' : 'Create a project to start building agents.'}
             </Text>
             {!debounced ? (
-              <Button mt="xs" leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
-                Create your first project
-              </Button>
+              <Permitted permission="create_projects" action="create projects">
+                <Button mt="xs" leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
+                  Create your first project
+                </Button>
+              </Permitted>
             ) : null}
           </Stack>
         </Card>

@@ -1,12 +1,11 @@
 import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import {
   Alert,
   Anchor,
   ApiError,
   Button,
   Card,
-  Code,
   consoleApi,
   ErrorNotice,
   Group,
@@ -18,46 +17,24 @@ import {
   TextInput,
   useSession,
   useValidatedSubmit,
-  type OutboxMessage,
+  type EmailDelivery,
 } from '@engram/console-kit';
-import { IconCircleCheck, IconMailForward, IconTerminal2 } from '@tabler/icons-react';
-
-/** The six-digit code of the newest verification email (the API writes "Your verification code is 123456."). */
-function verificationCodeIn(messages: OutboxMessage[]): string | undefined {
-  for (const message of messages) {
-    const code = /verification code is (\d{6})/i.exec(message.body)?.[1];
-    if (code) return code;
-  }
-  return undefined;
-}
-
-/**
- * Development servers expose the outbox (`GET /api/development/outbox`), so the code can be shown
- * without a mail relay; elsewhere that route answers 404 and nothing shows.
- */
-function DevelopmentCode({ sentAt }: { sentAt: number }) {
-  const outbox = useQuery({
-    queryKey: [...queryKeys.developmentOutbox, sentAt],
-    queryFn: () => consoleApi.developmentOutbox({ limit: 5 }),
-    retry: false,
-  });
-  const code = outbox.data ? verificationCodeIn(outbox.data.messages) : undefined;
-  if (!code) return null;
-  return (
-    <Alert color="gray" variant="light" icon={<IconTerminal2 size={18} />} data-testid="development-code">
-      Development: your code is <Code fw={700}>{code}</Code>
-    </Alert>
-  );
-}
+import { IconCircleCheck, IconMailForward } from '@tabler/icons-react';
+import { SentCode } from './development-code.js';
 
 export function VerifyEmailPage() {
   const { user } = useSession();
   const queryClient = useQueryClient();
   const [sentAt, setSentAt] = useState<number | null>(null);
+  // How the last code went out; unknown when the page only learnt that one was sent a moment ago.
+  const [delivery, setDelivery] = useState<EmailDelivery | null>(null);
   const [verificationCode, setVerificationCode] = useState('');
   const start = useMutation({
     mutationFn: () => consoleApi.startEmailVerification(),
-    onSuccess: () => setSentAt(Date.now()),
+    onSuccess: (started) => {
+      setDelivery(started.emailDelivery);
+      setSentAt(Date.now());
+    },
     onError: (error) => {
       // A code sent a moment ago still works: let the user type it in.
       if (error instanceof ApiError && error.errorCode === 'tooEarly') setSentAt((previous) => previous ?? Date.now());
@@ -94,10 +71,12 @@ export function VerifyEmailPage() {
         {start.error ? <ErrorNotice error={start.error} title="No new code was sent" /> : null}
         <Card withBorder radius="lg" p="lg">
           <Stack>
-            <Group justify="space-between" wrap="wrap" gap="sm">
-              <Text size="sm" c="dimmed">
-                {sentAt ? 'A code is on its way. It works for a limited time.' : 'Start by asking for a code.'}
-              </Text>
+            <Group justify={sentAt ? 'flex-end' : 'space-between'} wrap="wrap" gap="sm">
+              {sentAt ? null : (
+                <Text size="sm" c="dimmed">
+                  Start by asking for a code.
+                </Text>
+              )}
               <Button
                 variant={sentAt ? 'default' : 'filled'}
                 leftSection={<IconMailForward size={16} />}
@@ -109,7 +88,7 @@ export function VerifyEmailPage() {
             </Group>
             {sentAt ? (
               <>
-                <DevelopmentCode sentAt={sentAt} />
+                <SentCode sentAt={sentAt} delivery={delivery} purpose="verification" />
                 <form onSubmit={onSubmit} noValidate>
                   <Stack>
                     {complete.error ? <ErrorNotice error={complete.error} title="The email was not verified" /> : null}

@@ -1,6 +1,8 @@
 import type {
   ApiKey,
+  ConsoleSettings,
   CreatedApiKey,
+  EmailDelivery,
   EnvironmentVariable,
   InvitedMember,
   InviteLookup,
@@ -26,7 +28,8 @@ export const consoleApi = {
   signUp: (body: { name: string; email: string; password: string }) => send(path('/user/new'), { method: 'POST', json: body }),
   login: (body: { email: string; password: string }) => send(path('/user/login'), { method: 'POST', json: body }),
   logout: () => send(path('/user/logout'), { method: 'POST' }),
-  startPasswordReset: (body: { email: string }) => send(path('/user/forgot-password/start'), { method: 'POST', json: body }),
+  startPasswordReset: (body: { email: string }) =>
+    sendJson<{ success: boolean; emailDelivery: EmailDelivery }>(path('/user/forgot-password/start'), { method: 'POST', json: body }),
   finishPasswordReset: (body: { email: string; password: string; code: string }) =>
     send(path('/user/forgot-password/update'), { method: 'POST', json: body }),
 
@@ -37,6 +40,7 @@ export const consoleApi = {
     send(path('/user/self/active-organization'), { method: 'PUT', json: { activeOrganizationId } }),
   createOrganization: (body: { name: string }) => sendJson<OrganizationSummary>(path('/organizations'), { method: 'POST', json: body }),
   organization: () => sendJson<Organization>(path('/organizations/self')),
+  consoleSettings: () => sendJson<ConsoleSettings>(path('/console-settings')),
   members: (params: PageParams = {}) => sendJson<Page<'members', Member>>(path('/organizations/self/members'), { query: params }),
 
   projects: (params: PageParams & { orderBy?: 'name' | 'createdAt' | 'updatedAt'; orderDirection?: 'asc' | 'desc' } = {}) =>
@@ -49,7 +53,8 @@ export const consoleApi = {
 
   signUpWithInvite: (body: { name: string; email: string; password: string; inviteCode: string }) =>
     send(path('/user/new-with-invite'), { method: 'POST', json: body }),
-  startEmailVerification: () => sendJson<{ success: boolean; nextResendTime: string }>(path('/user/self/email-verification/start'), { method: 'POST' }),
+  startEmailVerification: () =>
+    sendJson<{ success: boolean; nextResendTime: string; emailDelivery: EmailDelivery }>(path('/user/self/email-verification/start'), { method: 'POST' }),
   completeEmailVerification: (body: { verificationCode: string }) =>
     sendJson<{ success: boolean; allVerified: boolean }>(path('/user/self/email-verification/complete'), { method: 'POST', json: body }),
   /** Development servers only (404 elsewhere): the newest codes and invitations sent to the signed-in user. */
@@ -70,9 +75,9 @@ export const consoleApi = {
   inviteMember: async (body: { email: string; role: string }): Promise<InviteOutcome> => {
     const response = await send(path('/organizations/self/invited-members'), { method: 'POST', json: body });
     const created = (await response.json()) as unknown;
-    return response.status === 201
-      ? { kind: 'invited', invite: created as InvitedMember }
-      : { kind: 'added', user: created as { id: string; email: string; name: string } };
+    if (response.status !== 201) return { kind: 'added', user: created as { id: string; email: string; name: string } };
+    const { emailDelivery, ...invite } = created as InvitedMember & { emailDelivery: EmailDelivery };
+    return { kind: 'invited', invite, emailDelivery };
   },
   revokeInvite: (inviteId: string) => send(path(`/organizations/self/invited-members/${encodeURIComponent(inviteId)}`), { method: 'DELETE' }),
   regenerateInvite: (inviteId: string) =>

@@ -1,10 +1,30 @@
 /** Wire shapes of the console API (`/api`), as its routes in api/src/routes/console/ declare them. */
 
+import type { Permission, Role } from './roles.js';
+
 export type OnboardingStatus = {
   claimedSteps: string[];
   completedSteps: string[];
   currentStep: string | null;
   pausedAt: string | null;
+};
+
+/** What the active organization has done of the tour, read from its data (an agent, a message sent to one, an API key). */
+export type OnboardingProgress = {
+  doneSteps: string[];
+  /** Where its agents are made: the newest agent's project, else the default project. */
+  projectSlug: string | null;
+  /** Its newest agent (in a project). */
+  agentId: string | null;
+};
+
+/** How an email went out: to a mail server, or nowhere (no mail server configured), waiting in the server's outbox. */
+export type EmailDelivery = 'smtp' | 'outbox';
+
+/** `GET /api/console-settings`: where runs are inspected, and the signed-in member's role and permissions. */
+export type ConsoleSettings = {
+  temporalUi: { url: string; namespace: string } | null;
+  member: { role: Role; permissions: Permission[] };
 };
 
 export type PublicUser = {
@@ -22,6 +42,8 @@ export type PublicUser = {
   createdAt: string;
   hasCloudAccess: boolean;
   onboardingStatus: OnboardingStatus | null;
+  /** Null without an active organization. */
+  onboardingProgress: OnboardingProgress | null;
 };
 
 export type OrganizationSummary = { id: string; name: string };
@@ -59,7 +81,9 @@ export type InvitedMember = {
 };
 
 /** Inviting an email that already has an account adds it at once (200) instead of inviting it (201). */
-export type InviteOutcome = { kind: 'invited'; invite: InvitedMember } | { kind: 'added'; user: { id: string; email: string; name: string } };
+export type InviteOutcome =
+  | { kind: 'invited'; invite: InvitedMember; emailDelivery: EmailDelivery }
+  | { kind: 'added'; user: { id: string; email: string; name: string } };
 
 /** What an invite code is for, as anyone holding it may see. */
 export type InviteLookup = { organizationName: string; email: string };

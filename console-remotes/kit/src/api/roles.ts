@@ -17,7 +17,20 @@ export const ROLE_DESCRIPTIONS: Record<Role, string> = {
 
 type Noun = 'agents' | 'tools' | 'data_sources' | 'projects' | 'templates' | 'datasets' | 'dataset_items' | 'ab_tests' | 'block_templates';
 
-export type PermissionGroup = { label: string; permissions: Array<{ value: string; label: string }> };
+/** A permission a member can hold (roles.test.ts checks the list equals the API's). */
+export type Permission =
+  | `${'create' | 'read' | 'update' | 'delete'}_${Noun}`
+  | 'message_agents'
+  | 'create_api_keys'
+  | 'read_api_keys'
+  | 'delete_api_keys'
+  | 'update_organization'
+  | 'update_users_in_organization'
+  | 'manage_environment_variables'
+  | 'manage_billing'
+  | 'connect_integrations';
+
+export type PermissionGroup = { label: string; permissions: Array<{ value: Permission; label: string }> };
 
 const crud = (noun: Noun, label: string): PermissionGroup => ({
   label,
@@ -62,4 +75,4 @@ export const PERMISSION_GROUPS: PermissionGroup[] = [
   crud('block_templates', 'Block templates'),
 ];
 
-export const ASSIGNABLE_PERMISSIONS: string[] = PERMISSION_GROUPS.flatMap((group) => group.permissions.map((permission) => permission.value));
+export const ASSIGNABLE_PERMISSIONS: Permission[] = PERMISSION_GROUPS.flatMap((group) => group.permissions.map((permission) => permission.value));

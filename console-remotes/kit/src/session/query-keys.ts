@@ -10,6 +10,8 @@ export const queryKeys = {
   invitedMembers: ['console', 'invited-members'] as const,
   environmentVariables: ['console', 'environment-variables'] as const,
   developmentOutbox: ['console', 'development-outbox'] as const,
+  /** The signed-in member's role and permissions there (and the console's settings). */
+  consoleSettings: (organizationId: string) => ['console', 'console-settings', organizationId] as const,
   invite: (inviteCode: string) => ['console', 'invite', inviteCode] as const,
   /** Everything of the `/v1` API in one organization. */
   v1: (organizationId: string) => ['v1', organizationId] as const,

@@ -75,8 +75,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       },
       async logout() {
         await consoleApi.logout();
-        queryClient.clear();
+        // Signed out first, on the query the session watches (after clear() it would watch a removed one
+        // and never see it), then nothing the account could read stays cached.
         queryClient.setQueryData(queryKeys.self, null);
+        queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== 'console' || query.queryKey[1] !== 'self' });
       },
       async updateUser(changes) {
         const updated = await consoleApi.updateSelf(changes);
