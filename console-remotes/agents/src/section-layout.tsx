@@ -1,10 +1,10 @@
 import { Suspense } from 'react';
-import { Button, Group, Loader, Outlet, RouterNavLink, ScrollArea } from '@engram/console-kit';
+import { Button, Group, Loader, Outlet, RouterNavLink, ScrollArea, useLocation, useParams } from '@engram/console-kit';
 import { IconBox, IconId, IconKey, IconPlug, IconRobot, IconTool, type Icon } from '@tabler/icons-react';
 
 /** The screens of this remote besides the agent workspace; the shell's navigation has one entry for all of them. */
 const SECTIONS: Array<{ to: string; label: string; icon: Icon }> = [
-  { to: '.', label: 'Agents', icon: IconRobot },
+  { to: '', label: 'Agents', icon: IconRobot },
   { to: 'tools', label: 'Tools', icon: IconTool },
   { to: 'mcp-servers', label: 'MCP servers', icon: IconPlug },
   { to: 'providers', label: 'Providers', icon: IconKey },
@@ -12,15 +12,29 @@ const SECTIONS: Array<{ to: string; label: string; icon: Icon }> = [
   { to: 'sandbox', label: 'Sandbox', icon: IconBox },
 ];
 
+/**
+ * The remote's own root (`/projects/<slug>/agents`). The shell mounts it under a splat route, and a relative
+ * link in a layout route without a path of its own resolves against the whole URL there, so the links are
+ * absolute: the URL without the splat's unmatched rest.
+ */
+function useRemoteRoot(): string {
+  const { pathname } = useLocation();
+  const { '*': rest = '' } = useParams();
+  const path = pathname.replace(/\/+$/, '');
+  const tail = rest.replace(/\/+$/, '');
+  return tail ? path.slice(0, path.length - tail.length - 1) : path;
+}
+
 /** A row of links between the sections above the routed screen. */
 export function SectionLayout() {
+  const root = useRemoteRoot();
   return (
     <>
       <ScrollArea type="never" mb="md">
         <Group component="nav" aria-label="Agent platform" gap={4} wrap="nowrap">
           {SECTIONS.map(({ to, label, icon: SectionIcon }) => (
             // `end` for the agents list only: every other section keeps its link lit on its detail screens.
-            <RouterNavLink key={to} to={to} end={to === '.'} style={{ textDecoration: 'none' }}>
+            <RouterNavLink key={to} to={to ? `${root}/${to}` : root} end={to === ''} style={{ textDecoration: 'none' }}>
               {({ isActive }) => (
                 <Button component="span" size="xs" radius="md" variant={isActive ? 'light' : 'subtle'} color={isActive ? undefined : 'gray'} leftSection={<SectionIcon size={15} />}>
                   {label}

@@ -4,7 +4,7 @@ import { Alert, Button, ErrorNotice, Group, Modal, PasswordInput, SegmentedContr
 import { Textarea } from '@engram/console-kit/widgets';
 import { IconPlugConnected, IconTerminal2 } from '@tabler/icons-react';
 import { usePermissions } from '../access/use-permissions.js';
-import { addMcpServer, testMcpConfig, type McpTransport } from './mcp-api.js';
+import { addMcpServer, testMcpConfig, type McpServerConfig, type McpTransport } from './mcp-api.js';
 import { mcpKeys } from './mcp-keys.js';
 import { LiveTools } from './live-tools.js';
 import { NamedValueRows } from './named-value-rows.js';
@@ -31,30 +31,23 @@ export function AddServerModal({ onClose }: { onClose: () => void }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const update = (change: Partial<ServerDraft>) => setDraft((current) => ({ ...current, ...change }));
 
-  const test = useMutation({
-    mutationFn: () => {
-      const made = serverConfig(draft);
-      setErrors(made.errors);
-      if (!made.config) throw new Error('Fix the fields marked above first.');
-      return testMcpConfig(draft.name.trim(), made.config);
-    },
-  });
+  const test = useMutation({ mutationFn: (config: McpServerConfig) => testMcpConfig(draft.name.trim(), config) });
   const add = useMutation({
-    mutationFn: async () => {
-      const made = serverConfig(draft);
-      setErrors(made.errors);
-      if (!made.config) return null;
-      return addMcpServer(draft.name.trim(), made.config);
-    },
+    mutationFn: (config: McpServerConfig) => addMcpServer(draft.name.trim(), config),
     onSuccess: async (server) => {
-      if (!server) return;
       await queryClient.invalidateQueries({ queryKey: mcpKeys.all(v1) });
       void navigate(server.id);
     },
   });
+  /** The config the fields make; nothing is sent while a field is wrong. */
+  const withConfig = (action: (config: McpServerConfig) => void) => {
+    const made = serverConfig(draft);
+    setErrors(made.errors);
+    if (made.config) action(made.config);
+  };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    add.mutate();
+    withConfig((config) => add.mutate(config));
   };
   const stdio = draft.transport === 'stdio';
 
@@ -105,7 +98,7 @@ export function AddServerModal({ onClose }: { onClose: () => void }) {
                 Cancel
               </Button>
               {can('useMcpServer') ? (
-                <Button variant="light" leftSection={<IconPlugConnected size={16} />} loading={test.isPending} onClick={() => test.mutate()}>
+                <Button variant="light" leftSection={<IconPlugConnected size={16} />} loading={test.isPending} onClick={() => withConfig((config) => test.mutate(config))}>
                   Test connection
                 </Button>
               ) : null}
