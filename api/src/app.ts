@@ -10,6 +10,7 @@ import type { AppServices } from './services/index.js';
 import { v1Routes } from './routes/v1/index.js';
 import { consoleRoutes } from './routes/console/index.js';
 import { consoleStatic } from './http/console-static.js';
+import { OAUTH_PREFIX, oauthProtocolRoutes } from './routes/console/oauth-protocol.js';
 
 export type AppDeps = {
   config: ApiConfig;
@@ -68,6 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   const { exposeDevelopmentOutbox, temporalUi } = deps.config;
   await app.register(consoleRoutes(deps.services, { exposeDevelopmentOutbox, temporalUi }), { prefix: '/api' });
+  await app.register(oauthProtocolRoutes(deps.services), { prefix: OAUTH_PREFIX });
   await app.register(consoleStatic());
   return app;
 }

@@ -18,6 +18,7 @@ export const ApiConfigSchema = z.object({
   NODE_ENV: z.string().optional(),
   ENGRAM_DEVELOPMENT_OUTBOX: z.enum(['true', 'false']).optional(),
   TEMPORAL_UI_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, like http://127.0.0.1:8233' }).optional(),
+  ENGRAM_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, like https://engram.example.com' }).optional(),
 });
 
 export type ApiConfig = {
@@ -46,6 +47,11 @@ export type ApiConfig = {
    * live in; the console links runs there. Null without TEMPORAL_UI_URL (`npm start` sets it for its dev server).
    */
   temporalUi: { url: string; namespace: string } | null;
+  /**
+   * Where users and apps reach this API, without a trailing slash; the OAuth issuer is `<publicUrl>/oauth`.
+   * `http://HOST:PORT` unless ENGRAM_PUBLIC_URL says otherwise (set it behind a proxy or TLS terminator).
+   */
+  publicUrl: string;
 };
 
 export const ENGRAM_VERSION = '0.1.0';
@@ -69,5 +75,6 @@ export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
     temporalUi: parsed.data.TEMPORAL_UI_URL
       ? { url: parsed.data.TEMPORAL_UI_URL.replace(/\/+$/, ''), namespace: parseTemporalConfig(env).namespace }
       : null,
+    publicUrl: (parsed.data.ENGRAM_PUBLIC_URL ?? `http://${parsed.data.HOST}:${parsed.data.PORT}`).replace(/\/+$/, ''),
   };
 }

@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     notifications,
     notifier,
     supportChatSecret: config.supportChatSecret ?? undefined,
+    publicUrl: config.publicUrl,
   });
   const app = await buildApp({ config, services });
 

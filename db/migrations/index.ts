@@ -10,6 +10,7 @@ import * as folders from './20261123000000_folders.js';
 import * as toolSchemaOrder from './20261124000000_tool_schema_order.js';
 import * as firstStartAdmin from './20261125000000_first_start_admin.js';
 import * as clientSideAccessTokens from './20261126000000_client_side_access_tokens.js';
+import * as oauth from './20261126010000_oauth.js';
 import * as runPendingInputs from './20261126100000_run_pending_inputs.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
@@ -27,5 +28,6 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261124000000_tool_schema_order', toolSchemaOrder],
   ['20261125000000_first_start_admin', firstStartAdmin],
   ['20261126000000_client_side_access_tokens', clientSideAccessTokens],
+  ['20261126010000_oauth', oauth],
   ['20261126100000_run_pending_inputs', runPendingInputs],
 ];

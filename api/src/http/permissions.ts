@@ -185,9 +185,19 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'POST /api/organizations': ACCOUNT,
   // Registered only where the configuration exposes the development outbox.
   'GET /api/development/outbox': ACCOUNT,
+  // The user's answer to an app asking for access (consent screen, device verification), whichever organization they pick.
+  'GET /api/oauth/interactions/:interactionId': ACCOUNT,
+  'POST /api/oauth/interactions/:interactionId': ACCOUNT,
+  'POST /api/oauth/device/verify-code': ACCOUNT,
+  'POST /api/oauth/device/verify': ACCOUNT,
 
   // Console: the acting organization.
   'GET /api/organizations/self': MEMBER,
+  // The member's own connections to OAuth apps in this organization.
+  'GET /api/user/self/connected-apps': MEMBER,
+  'GET /api/user/self/connected-apps/:clientId/connections': MEMBER,
+  'DELETE /api/user/self/connected-apps/:clientId': MEMBER,
+  'DELETE /api/user/self/connected-apps/:clientId/connections/:connectionId': MEMBER,
   'PATCH /api/organizations/self': needs('update_organization'),
   'DELETE /api/organizations/self': needs('update_organization'),
   'GET /api/organizations/self/preferences': MEMBER,
@@ -292,6 +302,8 @@ type Family = { prefix: string; rule: AccessRule } | { prefix: string; resource:
 /** Longest prefix wins. */
 const FAMILIES: Family[] = [
   { prefix: '/docs', rule: PUBLIC },
+  // The OAuth protocol endpoints authenticate clients and users themselves (oidc-provider).
+  { prefix: '/oauth', rule: PUBLIC },
   { prefix: '/openapi.json', rule: PUBLIC },
   { prefix: '/admin', rule: PLATFORM_ADMIN },
   { prefix: '/api/admin', rule: PLATFORM_ADMIN },

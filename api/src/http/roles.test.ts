@@ -128,11 +128,15 @@ describe('custom role', () => {
     // What is left to a member without permissions: their own account and who is in the organization.
     const open = walkableRoutes(stack.app).filter((route) => route.rule.kind === 'member').map((route) => `${route.method} ${route.url}`);
     expect(open.sort()).toEqual([
+      'DELETE /api/user/self/connected-apps/:clientId',
+      'DELETE /api/user/self/connected-apps/:clientId/connections/:connectionId',
       'GET /api/console-settings',
       'GET /api/feature-flags',
       'GET /api/organizations/self',
       'GET /api/organizations/self/members',
       'GET /api/organizations/self/preferences',
+      'GET /api/user/self/connected-apps',
+      'GET /api/user/self/connected-apps/:clientId/connections',
     ]);
   });
 

@@ -4,6 +4,7 @@ import { Agent, Organization, Step, VerifiedDomain, newId } from '@engram/db';
 import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
 import { ConsoleClient } from '@engram/testing/cookie-jar';
 import { inviteMember, signUp, type ConsoleUser } from '../routes/console/console-test-support.js';
+import { connectThroughDevice, createTestOAuthApp } from '../routes/console/oauth-test-support.js';
 import { UNMAPPED } from './permissions.js';
 import { callRoute, fillPath, pathParams, walkableRoutes, type Caller, type WalkedResponse } from './route-walk-test-support.js';
 
@@ -78,6 +79,12 @@ async function populateTenantA(): Promise<TenantA> {
   const variable = await admin.client.post('/environment-variables', { key: `${TAG.replace(/-/g, '_')}_KEY`, value: `${TAG}-env` });
   const server = await admin.client.post('/development-servers', { name: `${TAG} server`, url: 'http://localhost:9999' });
   await admin.client.put(`/ade-preferences/${agent.id}`, { displayConfig: { note: `${TAG} layout` } });
+  const clientToken = await v1(apiKey, 'POST', '/client-side-access-tokens', {
+    hostname: 'https://tenant-a.example.com',
+    policy: [{ id: agent.id, type: 'agent', access: ['read_messages'] }],
+  });
+  const oauthApp = await createTestOAuthApp(stack, { grantTypes: ['device_code'], isPublicClient: true, name: `${TAG} app` });
+  const connection = await connectThroughDevice(stack, admin, oauthApp);
 
   const params: Record<string, string> = {
     agent_id: agent.id,
@@ -106,6 +113,10 @@ async function populateTenantA(): Promise<TenantA> {
     environmentVariableId: variable.body.id,
     key: variable.body.key,
     developmentServerId: server.body.developmentServer.id,
+    // A client-side token by the id lists show (the whole token never leaves A).
+    token: clientToken.token.split('.')[0],
+    clientId: oauthApp.clientId,
+    connectionId: connection.connectionId,
     // An invite code is a credential, not an id: whoever holds A's code may see that invite, by design.
     // B probes with a code of its own making instead.
     inviteCode: randomBytes(24).toString('base64url'),
@@ -185,6 +196,8 @@ describe('tenant isolation', () => {
     expect((await admin.client.get('/organizations/self/invited-members')).body.members).toHaveLength(1);
     expect((await admin.client.get('/organizations/self/invite-rules')).body.rules).toHaveLength(1);
     expect((await admin.client.get(`/ade-preferences/${params.agentId}`)).body).toEqual({ displayConfig: { note: `${TAG} layout` } });
+    expect((await v1(apiKey, 'GET', '/client-side-access-tokens')).tokens.map((token: { token: string }) => token.token)).toEqual([params.token]);
+    expect((await admin.client.get(`/user/self/connected-apps/${params.clientId}/connections?status=active`)).body.connections).toHaveLength(1);
     expect((await new ConsoleClient(stack.baseUrl).post('/user/login', { email: admin.email, password: admin.password })).status).toBe(200);
   });
 });

@@ -34,6 +34,7 @@ import { createAgentToolRunService } from './agents/agent-tool-run-service.js';
 import { createFolderService } from './folders/folder-service.js';
 import { createAgentFolderService } from './agents/agent-folders-service.js';
 import { createClientSideAccessTokenService } from './access-tokens/client-side-access-tokens.js';
+import { createOAuthServices } from './oauth/index.js';
 
 export type ServiceDeps = {
   db: Database;
@@ -44,7 +45,12 @@ export type ServiceDeps = {
   notifications: NotificationHub;
   /** The process's MCP connections (tests pass one with short timeouts); one is made otherwise. */
   mcpConnections?: McpConnectionPool;
+  /** Where users and apps reach the API (`ApiConfig.publicUrl`); the OAuth issuer is `<publicUrl>/oauth`. */
+  publicUrl?: string;
 } & Pick<AccountServiceOptions, 'notifier' | 'rateLimiter' | 'supportChatSecret'>;
+
+/** The default listen address, for compositions (tests) that do not say where they are reached. */
+const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8283';
 
 /** Services are shared by the `/v1` and console routes; built once per process. */
 export function createServices(deps: ServiceDeps) {
@@ -118,6 +124,7 @@ export function createServices(deps: ServiceDeps) {
     folders,
     agentFolders,
     clientSideAccessTokens: createClientSideAccessTokenService({ db: deps.db }),
+    ...createOAuthServices({ db: deps.db, secrets: deps.secrets, issuer: `${deps.publicUrl ?? DEFAULT_PUBLIC_URL}/oauth` }),
   };
 }
 

@@ -20,6 +20,15 @@ export {
   type AgentAccessScope,
   type AgentAccessGrant,
 } from './client-side-access-token.js';
+export {
+  OAuthApp,
+  OAuthConnection,
+  OAuthProviderRecord,
+  OAUTH_GRANT_TYPES,
+  newOAuthAppId,
+  newOAuthConnectionId,
+  type OAuthGrantType,
+} from './oauth.js';
 export { Agent, type LlmConfig, type EmbeddingConfig, type ToolRule } from './agent.js';
 export { Block, AgentBlock } from './block.js';
 export { Identity, IdentityAgent, IdentityBlock, type IdentityType, type IdentityProperty } from './identity.js';

@@ -32,7 +32,10 @@ export type V1Settings = { version: string; pingIntervalMs: number; pollInterval
 export function v1Routes(services: AppServices, deps: V1Settings): FastifyPluginAsync {
   return async (app) => {
     await app.register(cookie);
-    registerApiKeyAuth(app, { bearerTokens: [services.apiKeys, services.clientSideAccessTokens], sessions: services.sessions });
+    registerApiKeyAuth(app, {
+      bearerTokens: [services.apiKeys, services.clientSideAccessTokens, services.oauthAccessTokens],
+      sessions: services.sessions,
+    });
     await app.register(healthRoutes(deps));
     await app.register(messageRoutes(services, deps));
     await app.register(messageHistoryRoutes(services));
