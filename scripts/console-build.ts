@@ -141,7 +141,14 @@ const ABANDONED_LOCK_MS = 10 * 60_000;
 
 /** Whether the process that wrote the lock is gone (a build stopped with Ctrl-C leaves its lock behind). */
 function lockHolderIsGone(): boolean {
-  const holder = Number(readFileSync(BUILD_LOCK, { encoding: 'utf8', flag: 'r' }).trim());
+  let holder: number;
+  try {
+    holder = Number(readFileSync(BUILD_LOCK, 'utf8').trim());
+  } catch {
+    // Released meanwhile: the caller tries to take it again.
+    return false;
+  }
+  // Empty while its owner is still writing its pid.
   if (!Number.isInteger(holder) || holder <= 0) return false;
   try {
     process.kill(holder, 0);
