@@ -21,12 +21,13 @@ export function AttachToAgent({ toolId, toolName }: { toolId: string; toolName: 
   const v1 = useV1();
   const queryClient = useQueryClient();
   const { search, setSearch, agents } = useAgentPicker();
-  const [agentId, setAgentId] = useState<string | null>(null);
+  // The name is kept from the option picked: the list it came from changes with the search.
+  const [chosen, setChosen] = useState<{ id: string; name: string } | null>(null);
   const attach = useMutation({
-    mutationFn: async (target: string) => {
-      await v1.attachTool(target, toolId);
-      await queryClient.invalidateQueries({ queryKey: agentKeys.agent(v1, target) });
-      return (agents.data ?? []).find((agent) => agent.id === target)?.name ?? target;
+    mutationFn: async (target: { id: string; name: string }) => {
+      await v1.attachTool(target.id, toolId);
+      await queryClient.invalidateQueries({ queryKey: agentKeys.agent(v1, target.id) });
+      return target.name;
     },
   });
   return (
@@ -40,11 +41,11 @@ export function AttachToAgent({ toolId, toolName }: { toolId: string; toolName: 
           searchable
           searchValue={search}
           onSearchChange={setSearch}
-          value={agentId}
-          onChange={setAgentId}
+          value={chosen?.id ?? null}
+          onChange={(value, option) => setChosen(value && option ? { id: value, name: option.label } : null)}
           nothingFoundMessage="No agent by that name"
         />
-        <Button leftSection={<IconPlugConnected size={16} />} disabled={agentId === null} loading={attach.isPending} onClick={() => agentId && attach.mutate(agentId)}>
+        <Button leftSection={<IconPlugConnected size={16} />} disabled={chosen === null} loading={attach.isPending} onClick={() => chosen && attach.mutate(chosen)}>
           Attach
         </Button>
       </Group>
