@@ -13,6 +13,8 @@ export type AdeHarnessOptions = {
   agent: Record<string, unknown>;
   /** Where a failing test's screenshot goes, under the artifacts directory. */
   failureScreenshot: string;
+  /** Variables of the API's configuration, such as `TEMPORAL_UI_URL`. */
+  apiEnv?: NodeJS.ProcessEnv;
 };
 
 export type AdeHarness = {
@@ -46,7 +48,7 @@ export function poll<T>(read: () => Promise<T> | T, timeout = 15_000) {
 export async function startAdeHarness(options: AdeHarnessOptions): Promise<AdeHarness> {
   console.log(sizeReport(await ensureConsoleBuilt({ log: () => undefined })));
   const model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-  const stack = await startTestStack({ baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }] });
+  const stack = await startTestStack({ baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }], apiEnv: options.apiEnv });
   const browser: Browser = await launchChromium();
   // Without motion a click never lands on a panel still opening (a busy machine can pause an animation long
   // enough for it to look settled).

@@ -32,7 +32,7 @@ function Fact({ label, children, testId }: { label: string; children: ReactNode;
       <Text size="xs" c="dimmed">
         {label}
       </Text>
-      <Text size="sm" ff="monospace" fz="xs" truncate data-testid={testId}>
+      <Text size="sm" ff="monospace" fz="xs" style={{ overflowWrap: 'anywhere' }} data-testid={testId}>
         {children}
       </Text>
     </Stack>
@@ -181,7 +181,15 @@ export function RunDetail({ runId, onBack }: { runId: string; onBack: () => void
       </Group>
       <Group gap="xs" wrap="nowrap">
         {run.data ? (
-          <Badge size="sm" variant="dot" tt="none" color={RUN_STATUS_COLORS[run.data.status] ?? 'gray'} data-testid="run-status">
+          <Badge
+            size="sm"
+            variant="dot"
+            tt="none"
+            color={RUN_STATUS_COLORS[run.data.status] ?? 'gray'}
+            style={{ flexShrink: 0 }}
+            styles={{ label: { overflow: 'visible' } }}
+            data-testid="run-status"
+          >
             {run.data.status}
           </Badge>
         ) : null}

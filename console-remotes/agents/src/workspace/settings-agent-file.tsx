@@ -13,7 +13,8 @@ function saveFile(file: Blob, fileName: string) {
   link.href = url;
   link.download = fileName;
   link.click();
-  URL.revokeObjectURL(url);
+  // The browser reads the file after the click returns; the address is freed once it surely has.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 /** Downloads the agent as an agent file (`<name>.af`, JSON): configuration, memory blocks, tools and history. */

@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { useLayoutEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import {
   ActionIcon,
   Badge,
@@ -93,73 +93,93 @@ function usePanelLocation(fallback: PanelId | 'chat') {
   };
 }
 
+type TabsLayout = {
+  /** `labels`: every tab by name; `icons`: icons, the open tab also by name (each named for screen readers and on hover). */
+  style: 'labels' | 'icons';
+  /** The tabs that show; the rest are in the More menu. */
+  shown: PanelId[];
+};
+
 /**
- * Which panel tabs fit the width the right-hand side has; the rest go to a "More" menu. Each tab's width is read
- * from an invisible row of all of them (fonts and labels decide it), and the menu's from its longest label.
+ * How the panel tabs fit the width the right-hand side has: every tab by name if they fit, else icons with the open
+ * tab's name, else the open tab and as many others as fit, in order, beside a "More" menu for the rest. Widths are
+ * read from an invisible row of every tab in each style (fonts and labels decide them) and of the More button.
  */
-function useTabsThatFit(panels: Panel[]) {
+function useTabsLayout(value: PanelId): TabsLayout & { rowRef: RefObject<HTMLDivElement | null>; measureRef: RefObject<HTMLDivElement | null> } {
   const rowRef = useRef<HTMLDivElement>(null);
   const measureRef = useRef<HTMLDivElement>(null);
-  const [count, setCount] = useState(panels.length);
+  const [layout, setLayout] = useState<TabsLayout>({ style: 'labels', shown: PANELS.map((panel) => panel.id) });
   useLayoutEffect(() => {
     const row = rowRef.current;
     const measure = measureRef.current;
     if (!row || !measure) return;
     const fit = () => {
-      const widths = [...measure.children].map((child) => (child as HTMLElement).offsetWidth);
-      const moreWidth = widths.pop() ?? 0;
+      const widthOf = (key: string) => measure.querySelector<HTMLElement>(`[data-measure="${key}"]`)?.offsetWidth ?? 0;
       const available = row.clientWidth;
-      let used = widths.reduce((sum, width) => sum + width, 0);
-      let fitting = widths.length;
-      while (fitting > 0 && used + (fitting < widths.length ? moreWidth : 0) > available) {
-        fitting -= 1;
-        used -= widths[fitting] ?? 0;
+      const all = PANELS.map((panel) => panel.id);
+      const total = (keys: string[]) => keys.reduce((sum, key) => sum + widthOf(key), 0);
+      if (total(all.map((id) => `label-${id}`)) <= available) return setLayout({ style: 'labels', shown: all });
+      const compact = all.map((id) => (id === value ? `named-${id}` : `icon-${id}`));
+      if (total(compact) <= available) return setLayout({ style: 'icons', shown: all });
+      let room = available - widthOf(`named-${value}`) - widthOf('more');
+      const shown = new Set<PanelId>([value]);
+      for (const id of all.filter((candidate) => candidate !== value)) {
+        room -= widthOf(`icon-${id}`);
+        if (room < 0) break;
+        shown.add(id);
       }
-      setCount(fitting);
+      setLayout({ style: 'icons', shown: all.filter((id) => shown.has(id)) });
     };
     const observer = new ResizeObserver(fit);
     observer.observe(row);
     observer.observe(measure);
     fit();
     return () => observer.disconnect();
-  }, [panels]);
-  return { rowRef, measureRef, visible: panels.slice(0, count), hidden: panels.slice(count) };
+  }, [value]);
+  return { ...layout, rowRef, measureRef };
 }
 
-function MoreButton({ label, active }: { label: string; active: boolean }) {
-  return (
-    <Button size="compact-sm" variant={active ? 'light' : 'subtle'} color={active ? undefined : 'gray'} rightSection={<IconChevronDown size={14} />} style={{ flexShrink: 0 }}>
-      {label}
+function PanelTab({ panel, style, open, measure }: { panel: Panel; style: 'labels' | 'icons' | 'named'; open?: boolean; measure?: string }) {
+  const named = style === 'labels' || style === 'named' || open;
+  const tab = (
+    <Tabs.Tab value={measure ? `measure-${measure}` : panel.id} px={style === 'labels' ? 'sm' : 'xs'} leftSection={style === 'labels' ? undefined : panel.icon} aria-label={panel.label} data-measure={measure}>
+      {named ? panel.label : null}
+    </Tabs.Tab>
+  );
+  return named || measure ? tab : <Tooltip label={panel.label}>{tab}</Tooltip>;
+}
+
+/** The right-hand panel's tabs, as many as fit (see useTabsLayout), the open one always; the others are under More. */
+function PanelTabs({ value, onChange }: { value: PanelId; onChange: (panel: PanelId) => void }) {
+  const { rowRef, measureRef, style, shown } = useTabsLayout(value);
+  const hidden = PANELS.filter((panel) => !shown.includes(panel.id));
+  const moreButton = (count: number, measured = false) => (
+    <Button
+      size="compact-xs"
+      variant="subtle"
+      color="gray"
+      rightSection={<IconChevronDown size={12} />}
+      style={{ flexShrink: 0 }}
+      data-testid={measured ? undefined : 'more-panels'}
+    >
+      More ({count})
     </Button>
   );
-}
-
-/** The right-hand panel's tabs: as many as fit, the others in a "More" menu that names the open one when it is there. */
-function PanelTabs({ value, onChange }: { value: PanelId; onChange: (panel: PanelId) => void }) {
-  const { rowRef, measureRef, visible, hidden } = useTabsThatFit(PANELS);
-  const hiddenOpen = hidden.find((panel) => panel.id === value);
-  const longestLabel = PANELS.reduce((longest, panel) => (panel.label.length > longest.length ? panel.label : longest), 'More');
   return (
     <Box px="xs" pt={4} style={{ position: 'relative' }}>
       <Group ref={rowRef} gap={4} wrap="nowrap" style={{ minWidth: 0 }}>
         <Tabs.List style={{ flexWrap: 'nowrap', flex: 1, minWidth: 0 }}>
-          {visible.map((item) => (
-            <Tabs.Tab key={item.id} value={item.id} px="sm">
-              {item.label}
-            </Tabs.Tab>
+          {PANELS.filter((panel) => shown.includes(panel.id)).map((panel) => (
+            <PanelTab key={panel.id} panel={panel} style={style} open={panel.id === value} />
           ))}
         </Tabs.List>
         {hidden.length > 0 ? (
           <Menu position="bottom-end" withinPortal>
-            <Menu.Target>
-              <Box data-testid="more-panels" aria-label={`More panels: ${hidden.map((panel) => panel.label).join(', ')}`} component="span">
-                <MoreButton label={hiddenOpen ? hiddenOpen.label : `More (${hidden.length})`} active={Boolean(hiddenOpen)} />
-              </Box>
-            </Menu.Target>
+            <Menu.Target>{moreButton(hidden.length)}</Menu.Target>
             <Menu.Dropdown>
               <Menu.Label>More panels</Menu.Label>
               {hidden.map((panel) => (
-                <Menu.Item key={panel.id} leftSection={panel.icon} onClick={() => onChange(panel.id)} rightSection={panel.id === value ? <IconCheck size={14} /> : null}>
+                <Menu.Item key={panel.id} leftSection={panel.icon} onClick={() => onChange(panel.id)}>
                   {panel.label}
                 </Menu.Item>
               ))}
@@ -169,13 +189,14 @@ function PanelTabs({ value, onChange }: { value: PanelId; onChange: (panel: Pane
       </Group>
       {/* Never seen or reached: only measured. */}
       <Box ref={measureRef} aria-hidden inert style={{ position: 'absolute', top: 0, left: 0, visibility: 'hidden', pointerEvents: 'none', display: 'flex', whiteSpace: 'nowrap' }}>
-        {PANELS.map((item) => (
-          <Tabs.Tab key={item.id} value={`measure-${item.id}`} px="sm">
-            {item.label}
-          </Tabs.Tab>
-        ))}
-        <Box pl={4}>
-          <MoreButton label={`${longestLabel} (${PANELS.length})`} active={false} />
+        {PANELS.flatMap((panel) => [
+          <PanelTab key={`label-${panel.id}`} panel={panel} style="labels" measure={`label-${panel.id}`} />,
+          <PanelTab key={`icon-${panel.id}`} panel={panel} style="icons" measure={`icon-${panel.id}`} />,
+          <PanelTab key={`named-${panel.id}`} panel={panel} style="named" measure={`named-${panel.id}`} />,
+        ])}
+        {/* With the group's gap before it. */}
+        <Box pl={4} data-measure="more">
+          {moreButton(PANELS.length, true)}
         </Box>
       </Box>
     </Box>
