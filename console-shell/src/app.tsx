@@ -30,6 +30,8 @@ const EnvironmentVariablesPage = lazy(() => import('./pages/environment-variable
 const InvitePage = lazy(() => import('./pages/invite.js').then((page) => ({ default: page.InvitePage })));
 const MembersPage = lazy(() => import('./pages/members.js').then((page) => ({ default: page.MembersPage })));
 const VerifyEmailPage = lazy(() => import('./pages/verify-email.js').then((page) => ({ default: page.VerifyEmailPage })));
+const OAuthConsentPage = lazy(() => import('./pages/oauth-consent.js').then((page) => ({ default: page.OAuthConsentPage })));
+const OAuthDevicePage = lazy(() => import('./pages/oauth-device.js').then((page) => ({ default: page.OAuthDevicePage })));
 
 function FullPageLoader() {
   return (
@@ -115,6 +117,9 @@ export function App() {
             </Suspense>
           }
         />
+        {/* OAuth: an app's request (the provider sends the browser here) and a device's code, on a page of their own. */}
+        <Route path="/authorize/:interactionId" element={<RequireSession><Suspense fallback={<FullPageLoader />}><OAuthConsentPage /></Suspense></RequireSession>} />
+        <Route path="/device" element={<RequireSession><Suspense fallback={<FullPageLoader />}><OAuthDevicePage /></Suspense></RequireSession>} />
         <Route element={<RequireSession><AppLayout /></RequireSession>}>
           <Route index element={<Navigate to="/projects" replace />} />
           <Route path="projects" element={<ProjectsPage />} />
