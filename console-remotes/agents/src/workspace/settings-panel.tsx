@@ -15,13 +15,13 @@ import {
   useNavigate,
   useV1,
   type Agent,
-  type Model,
   type V1Client,
 } from '@engram/console-kit';
 import { NumberInput, Select, Switch, Textarea } from '@engram/console-kit/widgets';
 import { IconLock, IconTrash } from '@tabler/icons-react';
 import { agentKeys, useMemberPermissions, useModels } from '../queries.js';
 import { DuplicateAgentButton, ExportAgentButton, ImportAgentFileButton } from './settings-agent-file.js';
+import { draftOf, handleOf, maxContextOf, modelDraftErrors, modelUpdate, type ModelDraft } from './settings-model-draft.js';
 
 type AgentUpdate = Parameters<V1Client['updateAgent']>[1];
 
@@ -73,7 +73,7 @@ function NameSection({ agent, editable }: { agent: Agent; editable: boolean }) {
   const update = useAgentUpdate(agent.id);
   const dirty = name !== agent.name || description !== (agent.description ?? '');
   return (
-    <Section title="Name" description="How the agent is listed; its id never changes." testId="settings-name">
+    <Section title="Name and description" description="How the agent is listed; its id never changes." testId="settings-name">
       {update.error ? <ErrorNotice error={update.error} title="The name was not saved" /> : null}
       <TextInput label="Name" value={name} onChange={(event) => setName(event.currentTarget.value)} readOnly={!editable} error={name.trim() ? undefined : 'An agent needs a name'} size="xs" />
       <Textarea label="Description" value={description} onChange={(event) => setDescription(event.currentTarget.value)} readOnly={!editable} autosize minRows={1} maxRows={4} size="xs" />
@@ -119,46 +119,6 @@ function SystemPromptSection({ agent, editable }: { agent: Agent; editable: bool
   );
 }
 
-const handleOf = (model: Model) => model.handle ?? `${model.provider_name}/${model.model}`;
-
-/** The model's own largest context window, which the agent's may not exceed. */
-const maxContextOf = (model: Model | undefined) => model?.max_context_window ?? model?.context_window;
-
-type ModelDraft = { handle: string; contextWindow: number | string; temperature: number | string; maxTokens: number | string; parallelToolCalls: boolean };
-
-function draftOf(agent: Agent): ModelDraft {
-  const config = agent.llm_config;
-  return {
-    handle: agent.model ?? config.handle ?? config.model,
-    contextWindow: config.context_window,
-    temperature: config.temperature ?? '',
-    maxTokens: config.max_tokens ?? '',
-    parallelToolCalls: config.parallel_tool_calls ?? false,
-  };
-}
-
-/** An empty number field means "the provider's default". */
-const numberOrNull = (value: number | string) => (value === '' ? null : Number(value));
-
-/**
- * What to send for the draft: another model is resolved by the API from its handle (with the window, output limit
- * and settings asked for); the same model keeps its configuration with the changed parameters.
- */
-function modelUpdate(agent: Agent, draft: ModelDraft): AgentUpdate {
-  const contextWindow = Number(draft.contextWindow);
-  const temperature = numberOrNull(draft.temperature);
-  const maxTokens = numberOrNull(draft.maxTokens);
-  if (draft.handle !== draftOf(agent).handle) {
-    return {
-      model: draft.handle,
-      context_window_limit: contextWindow,
-      max_tokens: maxTokens,
-      model_settings: { ...(temperature === null ? {} : { temperature }), parallel_tool_calls: draft.parallelToolCalls },
-    };
-  }
-  return { llm_config: { ...agent.llm_config, context_window: contextWindow, temperature, max_tokens: maxTokens, parallel_tool_calls: draft.parallelToolCalls } };
-}
-
 function ModelSection({ agent, editable }: { agent: Agent; editable: boolean }) {
   const format = useFormatters();
   const models = useModels();
@@ -176,19 +136,7 @@ function ModelSection({ agent, editable }: { agent: Agent; editable: boolean }) 
   // The agent's model may no longer be offered (its provider was removed); it stays selectable as it is.
   if (!options.some((group) => group.items.includes(draftOf(agent).handle))) options.unshift({ group: 'Current', items: [draftOf(agent).handle] });
 
-  const contextWindow = Number(draft.contextWindow);
-  const temperature = numberOrNull(draft.temperature);
-  const maxTokens = numberOrNull(draft.maxTokens);
-  const errors = {
-    contextWindow:
-      draft.contextWindow === '' || contextWindow < 1
-        ? 'Enter a context window'
-        : maxContext && contextWindow > maxContext
-          ? `At most ${format.number(maxContext)} tokens for this model`
-          : undefined,
-    temperature: temperature !== null && (temperature < 0 || temperature > 2) ? 'Between 0 and 2' : undefined,
-    maxTokens: maxTokens !== null && (!Number.isInteger(maxTokens) || maxTokens < 1) ? 'A whole number of tokens, at least 1' : undefined,
-  };
+  const errors = modelDraftErrors(draft, maxContext, format.number);
   const invalid = Object.values(errors).some(Boolean);
   const dirty = JSON.stringify(draft) !== JSON.stringify(draftOf(agent));
 
