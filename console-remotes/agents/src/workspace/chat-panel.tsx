@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type RefObject } from 'react';
 import {
   ActionIcon,
   Box,
@@ -16,18 +16,19 @@ import {
 import { Textarea } from '@engram/console-kit/widgets';
 import { IconArrowUp, IconMessageCircle, IconPlayerStopFilled } from '@tabler/icons-react';
 import { useMemberPermissions } from '../queries.js';
-import { EntryView } from './message-view.js';
-import { pendingApprovals } from './transcript.js';
+import { EntryView, type Resend } from './message-view.js';
+import { pendingApprovals, unansweredText, type Entry } from './transcript.js';
 import type { useChat } from './use-chat.js';
 
 type Chat = ReturnType<typeof useChat>;
 
-function Composer({ chat }: { chat: Chat }) {
-  const [text, setText] = useState('');
+/** The message being written; held by the panel, so "Edit and resend" can put a failed turn's text back in it. */
+type Draft = { text: string; setText: (text: string) => void; input: RefObject<HTMLTextAreaElement | null> };
+
+function Composer({ chat, draft, mayMessage }: { chat: Chat; draft: Draft; mayMessage: boolean }) {
+  const { text, setText } = draft;
   const busy = chat.status !== 'idle';
   const waitingForApproval = pendingApprovals(chat.transcript).length > 0;
-  // Known only once the member's permissions are in; until then nothing is sent that the API would refuse.
-  const mayMessage = useMemberPermissions().can('message_agents');
   const submit = () => {
     const message = text.trim();
     if (!message || busy || waitingForApproval || !mayMessage) return;
@@ -38,6 +39,7 @@ function Composer({ chat }: { chat: Chat }) {
     <Box p="sm" style={{ borderTop: '1px solid var(--mantine-color-default-border)' }}>
       <Group align="flex-end" gap="xs" wrap="nowrap">
         <Textarea
+          ref={draft.input}
           style={{ flex: 1 }}
           placeholder={
             !mayMessage
@@ -84,6 +86,25 @@ export function ChatPanel({ chat }: { chat: Chat }) {
   const pending = new Set(pendingApprovals(chat.transcript).map((message) => message.id));
   const live = chat.status === 'streaming' || chat.status === 'resuming';
   const [answering, setAnswering] = useState(false);
+  const [draftText, setDraftText] = useState('');
+  const draftInput = useRef<HTMLTextAreaElement>(null);
+  const draft: Draft = { text: draftText, setText: setDraftText, input: draftInput };
+  // Known only once the member's permissions are in; until then nothing is sent that the API would refuse.
+  const mayMessage = useMemberPermissions().can('message_agents');
+
+  /** Retry and Edit and resend, for a turn that failed or was cancelled and carried text the member may send again. */
+  const resendFor = (entry: Entry): Resend | null => {
+    const text = entry.kind === 'stop' && mayMessage ? unansweredText(chat.transcript, entry) : null;
+    if (text === null) return null;
+    return {
+      disabled: chat.status !== 'idle' || pending.size > 0,
+      onRetry: () => void chat.sendText(text),
+      onEdit: () => {
+        setDraftText(text);
+        draftInput.current?.focus();
+      },
+    };
+  };
 
   // Follow the newest message unless the user scrolled up to read.
   useEffect(() => {
@@ -133,6 +154,7 @@ export function ChatPanel({ chat }: { chat: Chat }) {
                 live={live && entry === lastEntry}
                 latest={entry.key === latestStop}
                 pending={entry.kind === 'message' && pending.has(entry.message.id) && chat.status === 'idle'}
+                resend={resendFor(entry)}
                 busy={answering}
                 onAnswer={(toolCallId, approve, reason) => {
                   setAnswering(true);
@@ -152,7 +174,7 @@ export function ChatPanel({ chat }: { chat: Chat }) {
           {chat.error ? <ErrorNotice error={chat.error} title="The turn could not run" /> : null}
         </Stack>
       </ScrollArea>
-      <Composer chat={chat} />
+      <Composer chat={chat} draft={draft} mayMessage={mayMessage} />
     </Stack>
   );
 }

@@ -1,11 +1,13 @@
 import { useState, type ReactNode } from 'react';
 import {
+  ActionIcon,
   Badge,
   Box,
   Button,
   Code,
   Divider,
   Group,
+  Menu,
   Paper,
   Stack,
   Text,
@@ -22,6 +24,8 @@ import {
   IconChevronDown,
   IconChevronRight,
   IconHandStop,
+  IconPencil,
+  IconRefresh,
   IconRobot,
   IconTool,
   IconX,
@@ -244,13 +248,16 @@ function ApprovalResponse({ message }: { message: WireMessage }) {
  * Where a turn ended and what it took: steps and tokens come with the stream's usage frame, and after a
  * reload (history has no usage frames) from the run's record.
  */
-function TurnFooter({ entry, latest }: { entry: Extract<Entry, { kind: 'stop' }>; latest: boolean }) {
+/** Sending again what the user typed for a turn that failed or was cancelled: as it was, or edited first. */
+export type Resend = { onRetry: () => void; onEdit: () => void; disabled: boolean };
+
+function TurnFooter({ entry, latest, resend }: { entry: Extract<Entry, { kind: 'stop' }>; latest: boolean; resend: Resend | null }) {
   const format = useFormatters();
   const recorded = useRunUsage(entry.runId, entry.usage === null);
   const usage = entry.usage ?? (recorded.data ? { steps: recorded.data.step_count, totalTokens: recorded.data.total_tokens } : null);
   const stop = STOP_LABELS[entry.stopReason] ?? { label: entry.stopReason, color: 'gray' };
   const usageText = usage ? ` · ${usage.steps} step${usage.steps === 1 ? '' : 's'} · ${format.number(usage.totalTokens)} tokens` : '';
-  return (
+  const divider = (
     <Divider
       my={4}
       labelPosition="center"
@@ -264,6 +271,30 @@ function TurnFooter({ entry, latest }: { entry: Extract<Entry, { kind: 'stop' }>
       }
     />
   );
+  if (!resend) return divider;
+  return (
+    <Stack gap={4}>
+      {divider}
+      {/* Edit and resend sits in the menu: a button named "…resend" would also answer to the composer's "Send". */}
+      <Group justify="flex-end" gap={2} data-testid="turn-resend">
+        <Button size="compact-xs" variant="light" leftSection={<IconRefresh size={12} />} disabled={resend.disabled} onClick={resend.onRetry}>
+          Retry
+        </Button>
+        <Menu position="bottom-end" withinPortal>
+          <Menu.Target>
+            <ActionIcon size="sm" variant="subtle" disabled={resend.disabled} aria-label="More for this turn">
+              <IconChevronDown size={14} />
+            </ActionIcon>
+          </Menu.Target>
+          <Menu.Dropdown>
+            <Menu.Item leftSection={<IconPencil size={14} />} onClick={resend.onEdit}>
+              Edit and resend
+            </Menu.Item>
+          </Menu.Dropdown>
+        </Menu>
+      </Group>
+    </Stack>
+  );
 }
 
 export function EntryView({
@@ -273,6 +304,7 @@ export function EntryView({
   pending,
   busy,
   onAnswer,
+  resend = null,
 }: {
   entry: Entry;
   live: boolean;
@@ -281,8 +313,10 @@ export function EntryView({
   pending: boolean;
   busy: boolean;
   onAnswer: (toolCallId: string, approve: boolean, reason?: string) => void;
+  /** On the stop reason of a turn that failed or was cancelled, with the text the user typed for it. */
+  resend?: Resend | null;
 }) {
-  if (entry.kind === 'stop') return <TurnFooter entry={entry} latest={latest} />;
+  if (entry.kind === 'stop') return <TurnFooter entry={entry} latest={latest} resend={resend} />;
   if (entry.kind === 'error') {
     return (
       <AgentRow>

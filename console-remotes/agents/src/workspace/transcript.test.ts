@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WireMessage } from '@engram/console-kit/wire-types';
-import { emptyTranscript, fromHistory, messageText, pendingApprovals, StreamReader, withHistory, type Transcript } from './transcript.js';
+import { emptyTranscript, fromHistory, messageText, pendingApprovals, StreamReader, unansweredText, withHistory, type Transcript } from './transcript.js';
 
 const frame = (fields: Partial<WireMessage> & Pick<WireMessage, 'message_type'>): WireMessage => ({ id: 'message-1', ...fields }) as WireMessage;
 
@@ -123,6 +123,62 @@ describe('rebuilding from history', () => {
       'user:o2',
       'message-a2:assistant_message',
       'user:o3',
+    ]);
+  });
+
+  it('shows a failed turn after a reload as the user’s message, the run’s error, then its stop reason, once', () => {
+    const reader = new StreamReader();
+    const live = read(
+      [
+        frame({ message_type: 'ping', run_id: 'run-2', seq_id: 0 }),
+        frame({ message_type: 'error_message', message: 'The provider is down.', seq_id: 1 }),
+        frame({ message_type: 'stop_reason', stop_reason: 'llm_api_error', seq_id: 2 }),
+      ],
+      emptyTranscript,
+      reader,
+    );
+    const history = [
+      frame({ id: 'message-u1', message_type: 'user_message', otid: 'o1', content: 'first', run_id: 'run-1' }),
+      frame({ id: 'message-a1', message_type: 'assistant_message', content: 'one', run_id: 'run-1' }),
+      frame({ id: 'message-u2', message_type: 'user_message', otid: 'o2', content: 'are you there?', run_id: 'run-2' }),
+    ];
+    const runs = [
+      { id: 'run-2', status: 'failed', stop_reason: 'llm_api_error', metadata: { error: { message: 'The provider is down.' } } },
+      { id: 'run-1', status: 'completed', stop_reason: 'end_turn', metadata: {} },
+    ];
+    for (const previous of [live, emptyTranscript]) {
+      const rebuilt = fromHistory(previous, history, runs);
+      expect(rebuilt.entries.map((entry) => entry.key)).toEqual([
+        'user:o1',
+        'message-a1:assistant_message',
+        'stop:run-1',
+        'user:o2',
+        'error:run-2:The provider is down.',
+        'stop:run-2',
+      ]);
+    }
+  });
+
+  it('offers what the user typed for a failed or cancelled turn, and nothing for one that completed', () => {
+    const transcript = fromHistory(
+      emptyTranscript,
+      [
+        frame({ id: 'message-u1', message_type: 'user_message', otid: 'o1', content: 'fine', run_id: 'run-1' }),
+        frame({ id: 'message-a1', message_type: 'assistant_message', content: 'ok', run_id: 'run-1' }),
+        frame({ id: 'message-u2', message_type: 'user_message', otid: 'o2', content: [{ type: 'text', text: 'think long' }], run_id: 'run-2' }),
+        frame({ id: 'message-r3', message_type: 'approval_response_message', run_id: 'run-3' }),
+      ],
+      [
+        { id: 'run-3', status: 'failed', stop_reason: 'error' },
+        { id: 'run-2', status: 'cancelled', stop_reason: 'cancelled' },
+        { id: 'run-1', status: 'completed', stop_reason: 'end_turn' },
+      ],
+    );
+    const stops = transcript.entries.filter((entry) => entry.kind === 'stop');
+    expect(stops.map((stop) => [stop.runId, unansweredText(transcript, stop)])).toEqual([
+      ['run-1', null],
+      ['run-2', 'think long'],
+      ['run-3', null],
     ]);
   });
 });

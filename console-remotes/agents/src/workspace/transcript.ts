@@ -171,15 +171,33 @@ export function toolNameFor(transcript: Transcript, toolCallId: string | undefin
   return undefined;
 }
 
-type RunSummary = { id: string; status?: string; stop_reason: string | null };
+/** A run as listed by `GET /runs/`; a failed run's record says why in `metadata.error`. */
+type RunSummary = { id: string; status?: string; stop_reason: string | null; metadata?: { error?: { message?: unknown } | null } | null };
+
+/** Stop reasons of a run that completed; any other ends a turn that failed or was cancelled. */
+const COMPLETED_STOP_REASONS = new Set(['end_turn', 'max_steps', 'tool_rule', 'requires_approval']);
+
+/**
+ * What the user typed for a turn that failed or was cancelled, to send again (Retry, Edit and resend); null for a
+ * turn that completed, or one that answered an approval rather than carried text.
+ */
+export function unansweredText(transcript: Transcript, stop: Extract<Entry, { kind: 'stop' }>): string | null {
+  if (COMPLETED_STOP_REASONS.has(stop.stopReason)) return null;
+  const typed = transcript.entries.flatMap((entry) =>
+    entry.kind === 'message' && entry.message.message_type === 'user_message' && entry.message.run_id === stop.runId ? [messageText(entry.message)] : [],
+  );
+  const text = typed.join('\n\n').trim();
+  return text === '' ? null : text;
+}
 
 const runOf = (entry: Entry): string | null | undefined => (entry.kind === 'message' ? entry.message.run_id : entry.runId);
 
 /**
  * The transcript from the server's record: history (oldest first) with each run's stop reason after
- * its last message (history has no stop frames). Usage and errors seen on streams are kept, and so
- * is a turn the server kept nothing of (cancelled or failed before its first step was stored): the
- * user sees what happened to their message, where it happened.
+ * its last message (history has no stop frames), and a failed run's error before it, from the run's
+ * record (the server stores a run's input when it accepts it, so a turn that failed or was cancelled
+ * before any answer still shows what the user typed, and why nothing came back). Usage and errors
+ * seen on streams are kept, and so is what a stream showed of a run the record has no message of.
  */
 export function fromHistory(previous: Transcript, history: WireMessage[], runs: RunSummary[]): Transcript {
   let entries = withHistory(emptyTranscript, history).entries;
@@ -194,6 +212,9 @@ export function fromHistory(previous: Transcript, history: WireMessage[], runs: 
     const key = `stop:${run.id}`;
     const seen = earlier.get(key);
     place({ kind: 'stop', key, runId: run.id, stopReason: run.stop_reason, usage: seen?.kind === 'stop' ? seen.usage : null }, run.id);
+    const failure = run.status === 'failed' ? run.metadata?.error?.message : undefined;
+    // Keyed like the stream's error frame for the same run, so a turn seen live shows its error once.
+    if (typeof failure === 'string') place({ kind: 'error', key: `error:${run.id}:${failure}`, runId: run.id, message: failure }, run.id);
   }
   const storedRuns = new Set(history.map((message) => message.run_id).filter(Boolean));
   const ended = new Set(runs.filter((run) => run.status !== 'created' && run.status !== 'running').map((run) => run.id));

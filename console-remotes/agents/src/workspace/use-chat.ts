@@ -5,11 +5,10 @@ import { agentKeys } from '../queries.js';
 import { emptyTranscript, fromHistory, StreamReader, toolNameFor, type Transcript } from './transcript.js';
 
 /**
- * The run a page is following, kept per tab so a reload resumes it (`POST /runs/{id}/stream`),
- * with the prompt that started it: the server stores a run's input with its first step, so a
- * reload before that would not show it.
+ * The run a page is following, kept per tab so a reload resumes it (`POST /runs/{id}/stream`). Its
+ * prompt needs no keeping: the server stores a run's input when it accepts the run, so history has it.
  */
-type RunProgress = { runId: string; lastSeq: number; prompt?: WireMessage | null };
+type RunProgress = { runId: string; lastSeq: number };
 
 const progressKey = (agentId: string) => `engram.ade.run.${agentId}`;
 
@@ -52,7 +51,6 @@ export function useChat(agentId: string) {
   const runRef = useRef<RunProgress | null>(null);
   const abortRef = useRef<AbortController | null>(null);
   const historyRef = useRef<WireMessage[]>([]);
-  const promptRef = useRef<WireMessage | null>(null);
   // Bumped when the screen is left (or the agent changes): a stream of an older generation is dropped quietly.
   const generationRef = useRef(0);
 
@@ -92,17 +90,9 @@ export function useChat(agentId: string) {
       const generation = generationRef.current;
       for await (const frame of frames) {
         if (generation !== generationRef.current) break;
-        let next = reader.apply(transcriptRef.current, frame);
-        const prompt = promptRef.current;
-        if (prompt && !prompt.run_id && reader.runId) {
-          // The prompt belongs to this run (the server stores it with the run's first step).
-          const owned = { ...prompt, run_id: reader.runId };
-          promptRef.current = owned;
-          next = { entries: next.entries.map((entry) => (entry.kind === 'message' && entry.key === `user:${owned.otid}` ? { ...entry, message: owned } : entry)) };
-        }
-        setTranscript(next);
+        setTranscript(reader.apply(transcriptRef.current, frame));
         if (reader.runId) {
-          runRef.current = { runId: reader.runId, lastSeq: reader.lastSeq, prompt: promptRef.current };
+          runRef.current = { runId: reader.runId, lastSeq: reader.lastSeq };
           sessionStorage.setItem(progressKey(agentId), JSON.stringify(runRef.current));
         }
         if (frame.message_type === 'tool_return_message') {
@@ -120,7 +110,6 @@ export function useChat(agentId: string) {
   const finishTurn = useCallback(async () => {
     runRef.current = null;
     abortRef.current = null;
-    promptRef.current = null;
     sessionStorage.removeItem(progressKey(agentId));
     refreshLive('all');
     // Idle only once the record is in: a message sent meanwhile would be lost by the rebuild.
@@ -184,11 +173,6 @@ export function useChat(agentId: string) {
           return;
         }
         runRef.current = progress;
-        promptRef.current = progress.prompt ?? null;
-        const prompt = progress.prompt;
-        if (prompt && !transcriptRef.current.entries.some((entry) => entry.key === `user:${prompt.otid}`)) {
-          setTranscript({ entries: [...transcriptRef.current.entries, { kind: 'message', key: `user:${prompt.otid}`, message: prompt }] });
-        }
         const reader = new StreamReader(progress.lastSeq);
         reader.runId = progress.runId;
         await run((signal) => v1.resumeRun(progress.runId, progress.lastSeq, signal), reader, 'resuming');
@@ -220,7 +204,6 @@ export function useChat(agentId: string) {
       // Shown at once; the server's copy (same otid) takes its place.
       const optimistic: WireMessage = { id: `local-${otid}`, otid, message_type: 'user_message', content: text, date: new Date().toISOString() };
       setTranscript({ entries: [...transcriptRef.current.entries, { kind: 'message', key: `user:${otid}`, message: optimistic }] });
-      promptRef.current = optimistic;
       await send({ messages: [{ role: 'user', content: text, otid }] });
     },
     [send, setTranscript],
