@@ -8,8 +8,8 @@ import { OAuthConnection, Organization } from '@engram/db';
 import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
 import { requestV1 } from '@engram/testing/agent-test-context';
 import { ensureConsoleBuilt } from '../../scripts/console-build.js';
-import { signUp, type ConsoleUser } from '../../api/src/routes/console/console-test-support.js';
-import { createTestOAuthApp, pkcePair, postForm, type TestOAuthApp } from '../../api/src/routes/console/oauth-test-support.js';
+import { signUp, type ConsoleUser } from '@engram/api/routes/console/console-test-support';
+import { createTestOAuthApp, pkcePair, postForm, type TestOAuthApp } from '@engram/api/routes/console/oauth-test-support';
 import { artifactsDir, DESKTOP, launchChromium, screenshots } from './browser.js';
 
 /*
