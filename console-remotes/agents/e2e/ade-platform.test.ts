@@ -116,6 +116,7 @@ describe('the platform screens of the agents remote', () => {
     await poll(() => editor.isVisible()).toBe(false);
     await poll(() => page.getByTestId('tool-convert_temperature').isVisible()).toBe(true);
     expect(await agentToolNames()).toContain('convert_temperature');
+    await screenshot('03-ade-tools-panel');
 
     // Edited from the panel: a description of its own replaces the docstring's.
     await page.getByRole('button', { name: 'Edit convert_temperature' }).click();
@@ -146,7 +147,7 @@ describe('the platform screens of the agents remote', () => {
     await poll(() => result.getAttribute('data-status'), 30_000).toBe('success');
     expect(await result.textContent()).toMatch(/rolled \d, \d, \d/);
     await result.scrollIntoViewIfNeeded();
-    await screenshot('03-typescript-tool');
+    await screenshot('04-typescript-tool');
 
     // A schema that names no tool cannot be saved.
     const schemaField = page.getByRole('textbox', { name: 'JSON schema' });
@@ -183,7 +184,7 @@ describe('the platform screens of the agents remote', () => {
     const live = dialog.getByTestId('mcp-live-tools');
     await poll(() => live.getByTestId('mcp-live-tool').count(), 30_000).toBe(4);
     expect(await live.textContent()).toContain('Connected: 4 tools');
-    await screenshot('04-mcp-test-connection');
+    await screenshot('05-mcp-test-connection');
 
     await dialog.getByRole('button', { name: 'Add server' }).click();
     await poll(() => page.getByTestId('mcp-server-name').textContent(), 30_000).toBe('fixture');
@@ -208,7 +209,7 @@ describe('the platform screens of the agents remote', () => {
     await poll(() => add.getByTestId('attached-notice').textContent()).toBe('Attached to ade-bot.');
     expect(await agentToolNames()).toContain('add');
     await add.getByTestId('attached-notice').scrollIntoViewIfNeeded();
-    await screenshot('05-mcp-server');
+    await screenshot('06-mcp-server');
 
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     await page.getByRole('dialog', { name: 'Delete fixture?' }).getByRole('button', { name: 'Delete server' }).click();
@@ -237,7 +238,7 @@ describe('the platform screens of the agents remote', () => {
     await poll(() => row.getByTestId('provider-check-ok').isVisible(), 30_000).toBe(true);
     // Its models are offered to agents under its name.
     expect((await v1<Array<{ handle: string }>>('/models/')).map((model) => model.handle)).toContain('my-openai/gpt-4o-mini');
-    await screenshot('06-providers');
+    await screenshot('07-providers');
 
     await row.getByRole('button', { name: 'More for my-openai' }).click();
     await page.getByRole('menuitem', { name: 'Delete' }).click();
@@ -279,7 +280,7 @@ describe('the platform screens of the agents remote', () => {
         { key: 'seats', type: 'number', value: 12 },
       ],
     });
-    await screenshot('07-identities');
+    await screenshot('08-identities');
 
     // Removing a property and the agent takes them away (properties are replaced, not merged).
     await row.getByRole('button', { name: 'Edit Ada Lovelace' }).click();
@@ -312,7 +313,7 @@ describe('the platform screens of the agents remote', () => {
     await settings.getByLabel('Timeout (seconds per tool call)').fill('60');
     await settings.getByRole('button', { name: 'Save settings' }).click();
     await poll(async () => (await v1<Array<{ type: string; config: { timeout?: number } }>>('/sandbox-config/?sandbox_type=local'))[0]?.config.timeout).toBe(60);
-    await screenshot('08-sandbox');
+    await screenshot('09-sandbox');
   });
 
   it('offers an analyst of the organization nothing their role cannot do', { timeout: 240_000 }, async () => {

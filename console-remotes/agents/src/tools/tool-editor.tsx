@@ -93,6 +93,8 @@ export type ToolEditorProps = {
   onSaved?: (tool: FullTool) => Promise<unknown> | void;
   /** Beside the save button (delete, close…). */
   actions?: ReactNode;
+  /** Where the name and save row sticks while the editor scrolls: below whatever header covers the top. */
+  stickyTop: string;
 };
 
 /**
@@ -100,7 +102,7 @@ export type ToolEditorProps = {
  * Python function as it is typed, written by hand for TypeScript), a test run of the unsaved source with
  * arguments from a form made from that schema, and the tool's settings.
  */
-export function ToolEditor({ tool, saveLabel, onSaved, actions }: ToolEditorProps) {
+export function ToolEditor({ tool, saveLabel, onSaved, actions, stickyTop }: ToolEditorProps) {
   const v1 = useV1();
   const queryClient = useQueryClient();
   const { can, known } = usePermissions();
@@ -163,7 +165,7 @@ export function ToolEditor({ tool, saveLabel, onSaved, actions }: ToolEditorProp
 
   return (
     <Stack gap="md" data-testid="tool-editor">
-      <Group justify="space-between" align="center" wrap="wrap" gap="sm">
+      <Group justify="space-between" align="center" wrap="wrap" gap="sm" py="xs" style={{ position: 'sticky', top: stickyTop, zIndex: 3, background: 'var(--mantine-color-body)' }}>
         <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>
           <Title order={4} ff="monospace" data-testid="tool-editor-name" lineClamp={1}>
             {schema?.name ?? saved?.name ?? 'new tool'}

@@ -27,6 +27,9 @@ import { ToolEditor } from './tool-editor.js';
 import { toolKeys } from './tool-keys.js';
 import { deleteTool, getTool, type FullTool } from './tools-api.js';
 
+/** Below the console's header. */
+const BELOW_APP_HEADER = 'var(--app-shell-header-offset, 60px)';
+
 function BackToTools({ title }: { title: string }) {
   return (
     <Group gap="xs" mb="md" wrap="nowrap">
@@ -105,7 +108,12 @@ export function ToolPage() {
     return (
       <>
         <BackToTools title="New tool" />
-        <ToolEditor tool={null} saveLabel="Create tool" onSaved={(saved) => void navigate(`../${saved.id}`, { relative: 'path', replace: true })} />
+        <ToolEditor
+          tool={null}
+          saveLabel="Create tool"
+          onSaved={(saved) => void navigate(`../${saved.id}`, { relative: 'path', replace: true })}
+          stickyTop={BELOW_APP_HEADER}
+        />
       </>
     );
   }
@@ -117,7 +125,13 @@ export function ToolPage() {
       <BackToTools title={custom ? 'Edit tool' : 'Tool'} />
       <Stack gap="lg">
         {custom ? (
-          <ToolEditor key={tool.data.id} tool={tool.data} saveLabel="Save changes" actions={can('deleteTool') ? <DeleteToolButton tool={tool.data} /> : null} />
+          <ToolEditor
+            key={tool.data.id}
+            tool={tool.data}
+            saveLabel="Save changes"
+            actions={can('deleteTool') ? <DeleteToolButton tool={tool.data} /> : null}
+            stickyTop={BELOW_APP_HEADER}
+          />
         ) : (
           <ToolSummary tool={tool.data} />
         )}
