@@ -72,6 +72,23 @@ async function exchange(app: TestOAuthApp, code: string, verifier?: string) {
 
 const v1 = (token: string, method: string, path: string, body?: unknown) => requestV1(stack.baseUrl, token, method, path, body);
 
+describe('authorization server metadata', () => {
+  it('describes the endpoints under /oauth, the agent access scopes and the grants', async () => {
+    const response = await fetch(`${stack.baseUrl}/oauth/.well-known/oauth-authorization-server`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      issuer: 'http://127.0.0.1:8283/oauth',
+      authorization_endpoint: `${stack.baseUrl}/oauth/authorize`,
+      token_endpoint: `${stack.baseUrl}/oauth/token`,
+      device_authorization_endpoint: `${stack.baseUrl}/oauth/device/code`,
+      revocation_endpoint: `${stack.baseUrl}/oauth/revoke`,
+      scopes_supported: ['read_messages', 'write_messages', 'read_agent', 'write_agent'],
+      grant_types_supported: expect.arrayContaining(['authorization_code', 'refresh_token', DEVICE_GRANT]),
+      code_challenge_methods_supported: ['S256', 'plain'],
+    });
+  });
+});
+
 describe('authorization code flow with PKCE', () => {
   it('shows the consent screen, redirects with a code, and exchanges it (S256) for tokens that act within their scopes', async () => {
     const { verifier, challenge } = pkcePair();
@@ -277,6 +294,7 @@ describe('token endpoint errors (spec 000 §8)', () => {
     expect(await errorOf(postForm(stack, '/oauth/token', tv, { grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT_URI }))).toEqual(['unauthorized_client', 400]);
     expect(await errorOf(postForm(stack, '/oauth/token', webApp, { grant_type: 'password', username: 'a', password: 'b' }))).toEqual(['unsupported_grant_type', 400]);
     expect(await errorOf(postForm(stack, '/oauth/device/code', tv, { scope: 'read_agent write_agent' }))).toEqual(['invalid_scope', 400]);
+    expect(await errorOf(postForm(stack, '/oauth/device/code', tv, { scope: 'openid read_agent' }))).toEqual(['invalid_scope', 400]);
 
     const pending = await deviceCode();
     expect(await errorOf(pollWith(pending.device_code))).toEqual(['authorization_pending', 400]);

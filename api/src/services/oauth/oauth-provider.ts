@@ -92,15 +92,21 @@ export function createOAuthProvider(deps: OAuthProviderDeps): Provider {
     },
   });
   provider.on('server_error', (_ctx: unknown, error: Error) => deps.onServerError?.(error));
-  // RFC 6749 §5.2 (and spec 000 §8) call a grant type the client was not registered for
-  // `unauthorized_client`; the library answers it as a generic `invalid_request`.
   provider.use(async (ctx, next) => {
     await next();
     const { oidc } = ctx as Partial<KoaContextWithOIDC>;
     const grantType = oidc?.params?.grant_type;
-    const body = ctx.body as { error?: string } | undefined;
+    const body = ctx.body as { error?: string; code_challenge_methods_supported?: string[]; scopes_supported?: string[] } | undefined;
+    // RFC 6749 §5.2 (and spec 000 §8) call a grant type the client was not registered for
+    // `unauthorized_client`; the library answers it as a generic `invalid_request`.
     if (oidc?.route === 'token' && body?.error === 'invalid_request' && oidc.client && typeof grantType === 'string' && !oidc.client.grantTypeAllowed(grantType)) {
       ctx.body = { error: 'unauthorized_client', error_description: 'this client is not registered for the requested grant type' };
+    }
+    if (oidc?.route === 'discovery' && body) {
+      // `plain` challenges are accepted (routes/console/oauth-protocol.ts hands them on as S256), and no
+      // client may ask for `openid` (their scopes are agent access scopes only), which the library always lists.
+      body.code_challenge_methods_supported = ['S256', 'plain'];
+      body.scopes_supported = [...AGENT_ACCESS_SCOPES];
     }
   });
   return provider;
