@@ -1,6 +1,9 @@
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
+/** The server workspaces and scripts: Node code, linted with type information. */
+const serverFolders = ['core', 'db', 'integrations', 'activities', 'workflows', 'temporal', 'api', 'testing', 'scripts', 'bench'];
+
 /** Modules that would make workflow code nondeterministic or that the workflow sandbox rejects. */
 const forbiddenInWorkflows = [
   ...builtinModules,
@@ -36,6 +39,18 @@ export default tseslint.config(
     extends: [tseslint.configs.base],
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    // Type-aware rules over the server side: a promise nobody awaits (in an activity, a stream handler, a route) fails
+    // silently. Each file is checked against the nearest tsconfig.json (the root one, or bench/tsconfig.json).
+    files: [`{${serverFolders.join(',')}}/**/*.ts`, '*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
     },
   },
   {

@@ -1,14 +1,7 @@
-import { fileURLToPath } from 'node:url';
-import { ESLint } from 'eslint';
+import { lintFixture, lintProblems } from '@engram/testing/architecture/lint';
 import { describe, expect, it } from 'vitest';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const eslint = new ESLint({ cwd: root });
-
-async function ruleViolations(code: string): Promise<string[]> {
-  const [result] = await eslint.lintText(code, { filePath: `${root}/workflows/src/example.ts` });
-  return (result?.messages ?? []).map((message) => message.message);
-}
+const ruleViolations = (code: string) => lintFixture('workflows/src/example.ts', code);
 
 describe('the workflow determinism boundary lint', () => {
   it('rejects Node built-ins, database, SDK and provider modules in workflow code', async () => {
@@ -42,8 +35,6 @@ describe('the workflow determinism boundary lint', () => {
   });
 
   it('passes on the real workflows folder', async () => {
-    const results = await eslint.lintFiles(['workflows/src']);
-    const problems = results.flatMap((result) => result.messages.map((m) => `${result.filePath}: ${m.message}`));
-    expect(problems).toEqual([]);
+    expect(await lintProblems(['workflows/src'])).toEqual([]);
   });
 });

@@ -101,7 +101,9 @@ async function conversationSearch(trx: Knex.Transaction, snapshot: AgentSnapshot
     .where({ organizationId: snapshot.organizationId, agentId: snapshot.id })
     .whereIn('role', roles.filter((role) => role === 'user' || role === 'assistant'))
     // A run's inputs reach the agent with the run's first step: one still queued (or failed before it) is not its to recall.
-    .whereNotExists((pending) => pending.from('runs').whereRaw('runs.id = messages.run_id and messages.id = any(runs.pending_input_ids)'))
+    .whereNotExists((pending) => {
+      pending.from('runs').whereRaw('runs.id = messages.run_id and messages.id = any(runs.pending_input_ids)');
+    })
     .modify((builder) => {
       if (query) builder.whereRaw(`content::text ilike ?`, [`%${query.replaceAll('%', '\\%')}%`]);
       if (typeof args.start_date === 'string') builder.where('created_at', '>=', args.start_date);

@@ -57,7 +57,9 @@ export function createMessageService(deps: { db: Database }) {
       const agent = await Agent.query(deps.db).forOrg(ctx.organizationId).findById(agentId);
       if (!agent) throw new NotFoundError('Agent');
       const rows = Message.query(deps.db).forOrg(ctx.organizationId).where({ agentId }).whereNot('role', 'system');
-      if (!query.includeErr) rows.where((builder) => builder.whereNull('is_err').orWhere('is_err', false));
+      if (!query.includeErr) rows.where((builder) => {
+          builder.whereNull('is_err').orWhere('is_err', false);
+        });
       if (query.after) rows.where('sequence', '>', await sequenceOf(ctx, query.after));
       if (query.before) rows.where('sequence', '<', await sequenceOf(ctx, query.before));
       const page = await rows.orderBy('sequence', query.order).limit(query.limit);

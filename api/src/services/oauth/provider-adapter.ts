@@ -57,7 +57,9 @@ function recordAdapter(db: Database, model: string): Adapter {
   async function read(where: Record<string, string>): Promise<AdapterPayload | undefined> {
     const found = await records()
       .where(where)
-      .where((query) => query.whereNull('expiresAt').orWhere('expiresAt', '>', new Date(Date.now() - EXPIRED_RECORD_GRACE_MS)))
+      .where((query) => {
+        query.whereNull('expiresAt').orWhere('expiresAt', '>', new Date(Date.now() - EXPIRED_RECORD_GRACE_MS));
+      })
       .first();
     if (!found) return undefined;
     return {

@@ -44,7 +44,9 @@ export function createMemberService(deps: { db: Database }) {
         .orderBy('organization_members.created_at')
         .orderBy('organization_members.user_id');
       if (page.search) {
-        query.where((where) => where.whereILike('users.name', `%${page.search}%`).orWhereILike('users.email', `%${page.search}%`));
+        query.where((where) => {
+          where.whereILike('users.name', `%${page.search}%`).orWhereILike('users.email', `%${page.search}%`);
+        });
       }
       const rows = await query.offset(page.offset).limit(page.limit + 1);
       const shown = rows.slice(0, page.limit);

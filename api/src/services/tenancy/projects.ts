@@ -48,7 +48,11 @@ export function createProjectService(deps: { db: Database }) {
   return {
     async list(actor: Actor, query: ProjectListQuery): Promise<{ projects: ProjectView[]; hasNextPage: boolean }> {
       const rows = Project.query(db).forOrg(actor.organizationId);
-      if (query.search) rows.where((where) => where.whereILike('name', `%${query.search}%`).orWhereILike('slug', `%${query.search}%`));
+      if (query.search) {
+        rows.where((where) => {
+          where.whereILike('name', `%${query.search}%`).orWhereILike('slug', `%${query.search}%`);
+        });
+      }
       // Names sort as people read them, whatever their case.
       if (query.orderBy === 'name') rows.orderByRaw(`lower(name) ${query.orderDirection}`);
       else rows.orderBy(query.orderBy, query.orderDirection);
@@ -77,11 +81,12 @@ export function createProjectService(deps: { db: Database }) {
           throw badRequest('projectLimitReached', `Your plan allows ${limits.projects} projects`, { limit: limits.projects });
         }
         const base = slugify(input.name);
-        const taken = new Set(
-          (await Project.query(trx).forOrg(actor.organizationId).where((where) => where.where('slug', base).orWhereLike('slug', `${base}-%`))).map(
-            (row) => row.slug,
-          ),
-        );
+        const sameBase = await Project.query(trx)
+          .forOrg(actor.organizationId)
+          .where((where) => {
+            where.where('slug', base).orWhereLike('slug', `${base}-%`);
+          });
+        const taken = new Set(sameBase.map((row) => row.slug));
         let slug = base;
         for (let suffix = 2; taken.has(slug); suffix += 1) slug = `${base}-${suffix}`;
         return Project.query(trx)
