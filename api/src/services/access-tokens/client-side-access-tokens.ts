@@ -15,6 +15,8 @@ import type { Delegation } from './delegation.js';
 /** Spec 001 §9: a token lives five minutes unless its creator says otherwise. */
 export const DEFAULT_CLIENT_SIDE_TOKEN_LIFETIME_MS = 5 * 60 * 1000;
 
+const EXPIRED_TOKEN_RETENTION_MS = 24 * 60 * 60 * 1000;
+
 /**
  * A token reads `<id>.<secret>`: the id is what lists show and what deletes accept (only a hash of the
  * whole token is stored, so the secret is shown once, on creation).
@@ -56,6 +58,11 @@ export function createClientSideAccessTokenService(deps: { db: Database; now?: (
       const found = await Agent.query(db).forOrg(actor.organizationId).whereIn('id', agentIds).select('id');
       if (found.length !== agentIds.length) throw new NotFoundError('Agent');
 
+      // Expired tokens are of no use to anyone; a day after expiry they are forgotten.
+      await ClientSideAccessToken.query(db)
+        .forOrg(actor.organizationId)
+        .where('expiresAt', '<', new Date(now().getTime() - EXPIRED_TOKEN_RETENTION_MS))
+        .delete();
       const id = newClientSideAccessTokenId();
       const token = `${id}${SECRET_SEPARATOR}${randomBytes(32).toString('base64url')}`;
       const record = await ClientSideAccessToken.query(db)
