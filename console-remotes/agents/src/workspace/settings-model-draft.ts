@@ -1,7 +1,5 @@
-import type { V1Client } from '@engram/console-kit';
-import type { Agent, Model } from '@engram/console-kit/wire-types';
+import type { Agent, Model, UpdateAgent } from '@engram/console-kit/wire-types';
 
-type AgentUpdate = Parameters<V1Client['updateAgent']>[1];
 
 /** The model settings form: number fields hold what was typed ('' for empty) until they are saved. */
 export type ModelDraft = { handle: string; contextWindow: number | string; temperature: number | string; maxTokens: number | string; parallelToolCalls: boolean };
@@ -45,7 +43,7 @@ export function modelDraftErrors(draft: ModelDraft, maxContext: number | undefin
  * and settings asked for, and that model's defaults for the rest); the same model keeps its configuration with the
  * changed parameters, an empty one cleared.
  */
-export function modelUpdate(agent: Agent, draft: ModelDraft): AgentUpdate {
+export function modelUpdate(agent: Agent, draft: ModelDraft): UpdateAgent {
   const contextWindow = Number(draft.contextWindow);
   const temperature = numberOrNull(draft.temperature);
   const maxTokens = numberOrNull(draft.maxTokens);

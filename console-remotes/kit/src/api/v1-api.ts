@@ -1,23 +1,13 @@
 import { send, type RequestOptions } from './http.js';
 import { readSse } from './sse.js';
 import { v1AuthHeaders } from './v1-auth.js';
-import type { Agent, Block, ContextWindow, CreateAgent, LlmConfig, Model, Passage, Run, Tool, UsageStatistics, WireMessage } from './v1-types.js';
+import type { Agent, Block, ContextWindow, CreateAgent, Model, Passage, Run, Tool, UpdateAgent, UsageStatistics, WireMessage } from './v1-types.js';
+
+export type { UpdateAgent } from './v1-types.js';
 
 export const V1_API = '/v1';
 
 type ListParams = { limit?: number; after?: string; before?: string; order?: 'asc' | 'desc' };
-
-/**
- * What `PATCH /agents/{id}` changes. A `model` handle takes that model's configuration (with the context window,
- * max tokens and `model_settings` given); an `llm_config` replaces the current one as it is.
- */
-export type UpdateAgent = Partial<Pick<Agent, 'name' | 'description' | 'tags' | 'system'>> & {
-  model?: string;
-  llm_config?: LlmConfig;
-  context_window_limit?: number;
-  max_tokens?: number | null;
-  model_settings?: { temperature?: number; max_output_tokens?: number; parallel_tool_calls?: boolean };
-};
 
 export type SendMessagesBody = {
   messages: Array<

@@ -185,3 +185,15 @@ export type WireMessage = {
   message?: string;
   [key: string]: unknown;
 };
+
+/**
+ * What `PATCH /agents/{id}` changes. A `model` handle takes that model's configuration (with the context window,
+ * max tokens and `model_settings` given); an `llm_config` replaces the current one as it is.
+ */
+export type UpdateAgent = Partial<Pick<Agent, 'name' | 'description' | 'tags' | 'system'>> & {
+  model?: string;
+  llm_config?: LlmConfig;
+  context_window_limit?: number;
+  max_tokens?: number | null;
+  model_settings?: { temperature?: number; max_output_tokens?: number; parallel_tool_calls?: boolean };
+};
