@@ -5,14 +5,17 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import shellConfig from '../console-shell/rspack.config.js';
-import agentsConfig from '../console-remotes/agents/rspack.config.js';
+import agentsConfig, { descriptor as agentsDescriptor } from '../console-remotes/agents/rspack.config.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The console apps: the shell first, then the remotes it lists from the manifest at runtime. */
+/**
+ * The console apps: the shell first, then the remotes it lists from the manifest at runtime (each with the
+ * descriptor the shell lists it by). `npm run console:build` and `npm run console:dev` both read this list.
+ */
 export const CONSOLE_APPS = [
-  { name: 'shell', dir: path.join(repoRoot, 'console-shell'), config: shellConfig },
-  { name: 'agents', dir: path.join(repoRoot, 'console-remotes/agents'), config: agentsConfig },
+  { name: 'shell', dir: path.join(repoRoot, 'console-shell'), config: shellConfig, descriptor: undefined },
+  { name: 'agents', dir: path.join(repoRoot, 'console-remotes/agents'), config: agentsConfig, descriptor: agentsDescriptor },
 ] as const;
 
 export default CONSOLE_APPS.map((app) => app.config('production'));
