@@ -1,3 +1,4 @@
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
@@ -50,10 +51,43 @@ const forbidPackages = (packages, message) => ({
 
 const workflowBoundary = forbidPackages(forbiddenInWorkflows, 'Workflow code must stay deterministic: do I/O in an activity.');
 
+/** The console's browser code: the shell, the kit and each remote. Their tests run in Node and may reach the server. */
+const consoleSources = ['console-shell/src/**/*.{ts,tsx}', 'console-remotes/*/src/**/*.{ts,tsx}'];
+const consoleTests = ['console-shell/**/*.test.ts', 'console-remotes/**/*.test.ts'];
+
+/**
+ * The `no-restricted-imports` options of one part of the console. Every part runs in the browser and reaches the
+ * server over HTTP through the kit's API client; the kit is a Module Federation singleton, so the shell and the
+ * remotes reach react-router and Mantine through it, and never import each other (a remote is loaded through the
+ * manifest the API serves). Relative paths that name another console folder are caught here too; the import graph
+ * test (testing/src/architecture/import-graph.test.ts) resolves every relative path.
+ */
+function consoleBoundary(part) {
+  const browser = forbidPackages(
+    [...nodeBuiltins, ...['core', 'db', 'integrations', 'activities', 'workflows', 'temporal', 'api', 'testing'].map((name) => `@engram/${name}`)],
+    'Console code runs in the browser: it reaches the server over HTTP through the kit, never by importing a server workspace or a Node built-in.',
+  );
+  const otherApps = {
+    kit: { regex: '^@engram/console-', message: 'The kit is shared by the shell and every remote: it imports none of them.' },
+    shell: { regex: '^@engram/console-(?!kit(/|$))', message: 'The shell mounts remotes through the manifest, never by importing them; shared code lives in the kit.' },
+    remote: { regex: '^@engram/console-(?!kit(/|$))', message: 'A remote imports the kit alone, never the shell or another remote; shared code lives in the kit.' },
+  }[part];
+  const otherFolders = {
+    regex: part === 'shell' ? '^\\.{1,2}/(.*/)?console-remotes(/|$)' : '^\\.{1,2}/(.*/)?console-(shell|remotes)(/|$)',
+    message: 'Console parts reach each other only through package names, never by relative path.',
+  };
+  const kitOnly = {
+    // Stylesheets aside: only modules with state (React contexts) must be single.
+    regex: '^(react-router|@mantine/(?!.*\\.css$))',
+    message: 'Reach react-router and Mantine through @engram/console-kit: the kit is the singleton that owns them.',
+  };
+  return { paths: browser.paths, patterns: [...browser.patterns, otherApps, otherFolders, ...(part === 'kit' ? [] : [kitOnly])] };
+}
+
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '.data/**', 'console-shell/**', 'console-remotes/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '.data/**'] },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.{ts,tsx}'],
     extends: [tseslint.configs.base],
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
@@ -138,5 +172,24 @@ export default tseslint.config(
         ),
       ],
     },
+  },
+  {
+    files: consoleSources,
+    extends: [reactHooks.configs.flat.recommended],
+  },
+  {
+    files: ['console-shell/src/**/*.{ts,tsx}'],
+    ignores: consoleTests,
+    rules: { 'no-restricted-imports': ['error', consoleBoundary('shell')] },
+  },
+  {
+    files: ['console-remotes/*/src/**/*.{ts,tsx}'],
+    ignores: [...consoleTests, 'console-remotes/kit/**'],
+    rules: { 'no-restricted-imports': ['error', consoleBoundary('remote')] },
+  },
+  {
+    files: ['console-remotes/kit/src/**/*.{ts,tsx}'],
+    ignores: consoleTests,
+    rules: { 'no-restricted-imports': ['error', consoleBoundary('kit')] },
   },
 );

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rspack, type Configuration, type RspackPluginInstance } from '@rspack/core';
+import { rspack, type Compiler, type Configuration, type RspackPluginInstance } from '@rspack/core';
 import { ModuleFederationPlugin } from '@module-federation/enhanced/rspack';
 
 /** The repository root (this file is console-shell/build/federation.ts). */
@@ -69,7 +69,7 @@ export type ConsoleAppOptions = {
 /** Writes `console-remote.json` next to the remote's `mf-manifest.json`. */
 class RemoteDescriptorPlugin implements RspackPluginInstance {
   constructor(private readonly descriptor: RemoteDescriptor) {}
-  apply(compiler: import('@rspack/core').Compiler): void {
+  apply(compiler: Compiler): void {
     compiler.hooks.thisCompilation.tap('RemoteDescriptorPlugin', (compilation) => {
       compilation.hooks.processAssets.tap({ name: 'RemoteDescriptorPlugin', stage: rspack.Compilation.PROCESS_ASSETS_STAGE_ADDITIONAL }, () => {
         compilation.emitAsset('console-remote.json', new rspack.sources.RawSource(`${JSON.stringify(this.descriptor, null, 2)}\n`));

@@ -33,16 +33,21 @@ const PAGE_SIZE = 20;
  * so editing means replacing the value, never reading it.
  */
 function VariableModal({ opened, variable, onClose }: { opened: boolean; variable?: EnvironmentVariable | undefined; onClose: () => void }) {
-  const [values, setValues] = useState({ key: variable?.key ?? '', value: '' });
+  const blank = { key: variable?.key ?? '', value: '' };
+  const [values, setValues] = useState(blank);
   const save = useDialogMutation(
     () => (variable ? consoleApi.setEnvironmentVariable(values) : consoleApi.createEnvironmentVariable(values)),
     queryKeys.environmentVariables,
-    () => close(),
+    // Saved: the values passed validation (no errors to clear) and the save succeeded, so only the values are cleared.
+    () => {
+      setValues(blank);
+      onClose();
+    },
   );
   const { errors, setErrors, onSubmit } = useValidatedSubmit('environmentVariable', values, () => save.mutate());
   const field = bindFields(values, setValues, errors);
   const close = () => {
-    setValues({ key: variable?.key ?? '', value: '' });
+    setValues(blank);
     setErrors({});
     save.reset();
     onClose();

@@ -89,6 +89,7 @@ export function RemoteMount({ remote }: { remote: RemoteInfo }) {
           </Center>
         }
       >
+        {/* eslint-disable-next-line react-hooks/static-components -- a remote's app is known only at run time: one lazy component per remote and attempt (memoized above), made again only when a retry asks for a fresh load, which should remount it */}
         <RemoteApp />
       </Suspense>
     </RemoteErrorBoundary>

@@ -23,9 +23,19 @@ import type { useChat } from './use-chat.js';
 type Chat = ReturnType<typeof useChat>;
 
 /** The message being written; held by the panel, so "Edit and resend" can put a failed turn's text back in it. */
-type Draft = { text: string; setText: (text: string) => void; input: RefObject<HTMLTextAreaElement | null> };
+type Draft = { text: string; setText: (text: string) => void };
 
-function Composer({ chat, draft, mayMessage }: { chat: Chat; draft: Draft; mayMessage: boolean }) {
+function Composer({
+  chat,
+  draft,
+  inputRef,
+  mayMessage,
+}: {
+  chat: Chat;
+  draft: Draft;
+  inputRef: RefObject<HTMLTextAreaElement | null>;
+  mayMessage: boolean;
+}) {
   const { text, setText } = draft;
   const busy = chat.status !== 'idle';
   const waitingForApproval = pendingApprovals(chat.transcript).length > 0;
@@ -39,7 +49,7 @@ function Composer({ chat, draft, mayMessage }: { chat: Chat; draft: Draft; mayMe
     <Box p="sm" style={{ borderTop: '1px solid var(--mantine-color-default-border)' }}>
       <Group align="flex-end" gap="xs" wrap="nowrap">
         <Textarea
-          ref={draft.input}
+          ref={inputRef}
           style={{ flex: 1 }}
           placeholder={
             !mayMessage
@@ -88,7 +98,7 @@ export function ChatPanel({ chat }: { chat: Chat }) {
   const [answering, setAnswering] = useState(false);
   const [draftText, setDraftText] = useState('');
   const draftInput = useRef<HTMLTextAreaElement>(null);
-  const draft: Draft = { text: draftText, setText: setDraftText, input: draftInput };
+  const draft: Draft = { text: draftText, setText: setDraftText };
   // Known only once the member's permissions are in; until then nothing is sent that the API would refuse.
   const mayMessage = useMemberPermissions().can('message_agents');
 
@@ -174,7 +184,7 @@ export function ChatPanel({ chat }: { chat: Chat }) {
           {chat.error ? <ErrorNotice error={chat.error} title="The turn could not run" /> : null}
         </Stack>
       </ScrollArea>
-      <Composer chat={chat} draft={draft} mayMessage={mayMessage} />
+      <Composer chat={chat} draft={draft} inputRef={draftInput} mayMessage={mayMessage} />
     </Stack>
   );
 }

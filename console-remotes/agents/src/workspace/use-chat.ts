@@ -59,6 +59,16 @@ export function useChat(agentId: string) {
     setTranscriptState(next);
   }, []);
 
+  // Another agent (or another organization's client) starts over from an empty transcript, loading. Adjusted while
+  // rendering, as React does for state that follows a prop, so one agent's messages never show under another's name;
+  // the load effect below empties transcriptRef and fetches the history.
+  const [shownFor, setShownFor] = useState({ agentId, v1 });
+  if (shownFor.agentId !== agentId || shownFor.v1 !== v1) {
+    setShownFor({ agentId, v1 });
+    setStatus('loading');
+    setTranscriptState(emptyTranscript);
+  }
+
   const refreshLive = useCallback(
     (what: 'memory' | 'all') => {
       if (what === 'memory') {
@@ -154,8 +164,7 @@ export function useChat(agentId: string) {
   // History first; then, if this tab was following a run (or the agent has one running), resume it.
   useEffect(() => {
     let cancelled = false;
-    setStatus('loading');
-    setTranscript(emptyTranscript);
+    transcriptRef.current = emptyTranscript;
     void (async () => {
       try {
         const { history, runs } = await loadRecord(v1, agentId);
