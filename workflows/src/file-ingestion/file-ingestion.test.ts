@@ -10,6 +10,7 @@ import { createSecretBox, FileAgent, Passage, PassageVector, SourceFile, type So
 import { attachFolderToAgent } from '@engram/db/queries/file-agents';
 import { createFileIngestionClient, type FileIngestionClient } from '@engram/temporal';
 import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { createAgent as createAgentWith } from '@engram/testing/factories/index';
 import { fileIngestionWorkflowId } from './ids.js';
 
 let stack: TestStack;
@@ -55,15 +56,8 @@ afterAll(async () => {
 
 const passagesOf = (fileId: string) => Passage.query(stack.db).forOrg(organizationId).where({ fileId }).orderBy('createdAt');
 
-async function createAgent(): Promise<string> {
-  const response = await fetch(`${stack.baseUrl}/v1/agents/`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'openai/gpt-4o-mini' }),
-  });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { id: string }).id;
-}
+/** An agent of the stack's organization (the factory expects the 200). */
+const createAgent = async (): Promise<string> => (await createAgentWith(stack)).id;
 
 describe('file ingestion', () => {
   it('parses, chunks and embeds a markdown file into passages of its folder, each chunk once, and opens it in attached agents', async () => {

@@ -1,18 +1,14 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Message, Run } from '@engram/db';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
+import { createAgent as createAgentWith } from '@engram/testing/factories/index';
 
 const { stack, model, client, api, stop } = await startAgentTestContext();
 afterEach(() => model.reset());
 afterAll(stop);
 
-async function createAgent(overrides: Record<string, unknown> = {}) {
-  return client.agents.create({
-    model: 'openai/gpt-4o-mini',
-    memory_blocks: [{ label: 'human', value: 'The human is called Ada.' }],
-    ...overrides,
-  } as Parameters<typeof client.agents.create>[0]);
-}
+const createAgent = (fields: Record<string, unknown> = {}) =>
+  createAgentWith(stack, { memory_blocks: [{ label: 'human', value: 'The human is called Ada.' }], ...fields });
 
 const patchMessage = (agentId: string, messageId: string, body: Record<string, unknown>, apiKey?: string) =>
   api(`/agents/${agentId}/messages/${messageId}`, { method: 'PATCH', body: JSON.stringify(body), key: apiKey });
