@@ -63,6 +63,13 @@ describe('the import graph', () => {
     expect(reachingIn.map(describeEdge)).toEqual([]);
   });
 
+  it('keeps the browser code of the shell, the kit and each remote within its own folder by relative path (by package name the lint rules what they import)', () => {
+    const reachingOut = graph.edges.filter(
+      (edge) => edge.to && edge.request.startsWith('.') && /^(console-shell|console-remotes\/[^/]+)\/src\//.test(edge.from) && workspaceOf(edge.from) !== workspaceOf(edge.to),
+    );
+    expect(reachingOut.map(describeEdge)).toEqual([]);
+  });
+
   it('imports @engram/activities only in the worker wiring and test support; workflow code imports its types alone', () => {
     const misplaced = graph.edges
       .filter((edge) => edge.request === '@engram/activities' || edge.request.startsWith('@engram/activities/'))
