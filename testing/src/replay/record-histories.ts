@@ -1,0 +1,148 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { toFile } from '@letta-ai/letta-client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { Run } from '@engram/db';
+import { startAgentTestContext } from '../agent-test-context.js';
+
+/*
+ * Records the Temporal histories that workflows/src/replay.test.ts replays against the current workflow bundle.
+ * Not part of `npm test`: run it on purpose, after a deliberate, versioned change to a workflow
+ * (README "Changing a workflow safely"):
+ *
+ *   npx vitest run --config vitest.record-histories.config.ts
+ *
+ * Each scenario drives a real run through the API, a worker and the scripted model server, then saves the
+ * history of every workflow it touched as workflows/src/replay-histories/<scenario>--<workflow type>.json
+ * (overwritten on each recording; other files there are left alone).
+ */
+
+const OUT_DIR = fileURLToPath(new URL('../../../workflows/src/replay-histories/', import.meta.url));
+
+const { stack, model, client, api, stop } = await startAgentTestContext();
+afterAll(stop);
+
+async function save(scenario: string, workflowType: string, workflowId: string): Promise<void> {
+  mkdirSync(OUT_DIR, { recursive: true });
+  const history = await stack.temporal.workflow.getHandle(workflowId).fetchHistory();
+  const first = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
+  expect(first).toBe(workflowType);
+  writeFileSync(path.join(OUT_DIR, `${scenario}--${workflowType}.json`), `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`);
+}
+
+/** Waits until the workflow has closed. (Queue workflows are saved open: an idle queue waits ten minutes before it completes.) */
+async function closed(workflowId: string): Promise<void> {
+  await stack.temporal.workflow.getHandle(workflowId).result().catch(() => undefined);
+}
+
+async function runsOf(agentId: string): Promise<string[]> {
+  const runs = await Run.query(stack.db).forOrg(stack.tenant.organizationId).where({ agentId }).orderBy('createdAt');
+  return runs.map((run) => run.id);
+}
+
+async function newAgent(extra: Record<string, unknown> = {}) {
+  return client.agents.create({ model: 'openai/gpt-4o-mini', ...extra } as Parameters<typeof client.agents.create>[0]);
+}
+
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('record workflow histories', () => {
+  it('a sync send answered with text', async () => {
+    model.reset();
+    const agent = await newAgent();
+    model.enqueue({ type: 'text', text: 'Hello there.' });
+    await client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'hi' }] });
+    const [runId] = await runsOf(agent.id);
+    await closed(runId!);
+    await save('sync-send', 'agentRunWorkflow', runId!);
+    await save('sync-send', 'agentQueueWorkflow', `agent-queue-${agent.id}`);
+  });
+
+  it('a tool call, then the answer', async () => {
+    model.reset();
+    const agent = await newAgent();
+    model.enqueue(
+      { type: 'tool_calls', calls: [{ name: 'conversation_search', arguments: { query: 'earlier' } }] },
+      { type: 'text', text: 'Nothing earlier.' },
+    );
+    await client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'what did we say?' }] });
+    const [runId] = await runsOf(agent.id);
+    await closed(runId!);
+    await save('tool-call', 'agentRunWorkflow', runId!);
+  });
+
+  it('an approval wait, then the approved tool runs', async () => {
+    model.reset();
+    const agent = await newAgent({ memory_blocks: [{ label: 'human', value: 'Name: Ada' }] });
+    const toggled = await api(`/agents/${agent.id}/tools/approval/memory_insert`, { method: 'PATCH', body: JSON.stringify({ requires_approval: true }) });
+    expect(toggled.status).toBe(200);
+    model.enqueue({ type: 'tool_calls', calls: [{ id: 'call_rec', name: 'memory_insert', arguments: { label: 'human', new_string: 'Likes jazz.' } }] });
+    const paused = await client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'remember I like jazz' }] });
+    expect(paused.stop_reason.stop_reason).toBe('requires_approval');
+    model.enqueue({ type: 'text', text: 'Saved.' });
+    await client.agents.messages.create(agent.id, {
+      messages: [{ type: 'approval', approvals: [{ type: 'approval', tool_call_id: 'call_rec', approve: true }] }],
+    });
+    const [pausedRun, approvedRun] = await runsOf(agent.id);
+    await closed(pausedRun!);
+    await closed(approvedRun!);
+    await save('approval-request', 'agentRunWorkflow', pausedRun!);
+    await save('approval-approved', 'agentRunWorkflow', approvedRun!);
+    await save('approval', 'agentQueueWorkflow', `agent-queue-${agent.id}`);
+  });
+
+  it('a run cancelled during its model call', async () => {
+    model.reset();
+    const agent = await newAgent();
+    model.enqueue({ type: 'text', text: 'far too late', delayMs: 60_000 });
+    const run = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'take your time' }] });
+    await until(() => model.requests.length > 0);
+    await client.agents.messages.cancel(agent.id);
+    await until(async () => (await client.runs.retrieve(run.id)).status === 'cancelled');
+    await closed(run.id);
+    await save('cancel', 'agentRunWorkflow', run.id);
+    await save('cancel', 'agentQueueWorkflow', `agent-queue-${agent.id}`);
+  });
+
+  it('a run that compacts the context', async () => {
+    model.reset();
+    const agent = await newAgent({ context_window_limit: 2000 });
+    const isSummary = (request: { messages: Array<{ content?: unknown }> }) =>
+      JSON.stringify(request.messages[0]?.content ?? '').includes('Summarize the conversation');
+    model.onRequest((request) =>
+      isSummary(request)
+        ? { type: 'text', text: 'The user talked about fruit.' }
+        : { type: 'text', text: 'ok', usage: { prompt_tokens: request.messages.length > 6 ? 1900 : 400, completion_tokens: 10, total_tokens: 0 } },
+    );
+    let compactingRun: string | undefined;
+    for (const word of ['apple', 'banana', 'cherry', 'damson']) {
+      const summariesBefore = model.requests.filter(isSummary).length;
+      await client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: `${word} `.repeat(300).trim() }] });
+      if (!compactingRun && model.requests.filter(isSummary).length > summariesBefore) compactingRun = (await runsOf(agent.id)).at(-1);
+    }
+    expect(compactingRun).toBeDefined();
+    await closed(compactingRun!);
+    await save('compaction', 'agentRunWorkflow', compactingRun!);
+    await save('compaction', 'agentQueueWorkflow', `agent-queue-${agent.id}`);
+  });
+
+  it('a file ingested into a folder attached to an agent', async () => {
+    model.reset();
+    const agent = await newAgent();
+    const folder = await client.folders.create({ name: `replay-${Date.now()}` });
+    await client.agents.folders.attach(folder.id, { agent_id: agent.id });
+    const text = Array.from({ length: 20 }, (_, index) => `Section ${index}: lemon trees need water twice a week in summer.`).join('\n\n');
+    const uploaded = await client.folders.files.upload(folder.id, { file: await toFile(Buffer.from(text), 'orchard.md', { type: 'text/markdown' }) });
+    const workflowId = `file-ingestion-${uploaded.id}`;
+    await closed(workflowId);
+    await save('ingestion', 'fileIngestionWorkflow', workflowId);
+  });
+});
