@@ -1,6 +1,3 @@
 /** Test factories: things tests need made through the API, with defaults that keep each test about its own point. */
 export { postV1, type ApiTarget } from './http.js';
 export { createAgent, TEST_MODEL, type CreatedAgent } from './agents.js';
-export { createTool, pythonToolSource, type CreatedTool } from './tools.js';
-export { createBlock, uniqueBlockLabel, type CreatedBlock } from './blocks.js';
-export { createOrganization, type TestOrganization } from './organizations.js';
