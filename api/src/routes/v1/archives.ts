@@ -7,6 +7,10 @@ import { archiveToWire, passageToWire } from '../../services/archival/archival-w
 import { IncludeQuery } from './agents/agents.js';
 import { EmbeddingConfigSchema, Metadata } from './agents/schemas.js';
 import { pageOf, pageQuery } from '../shared/paging.js';
+import { AgentResponse } from './agents/agent-schema.js';
+import { ArchiveResponse, PassageResponse } from './archives-schema.js';
+import { NoContentResponse } from './shared/common-responses.js';
+import { errorResponses } from './shared/error-responses.js';
 
 const ArchiveParams = z.object({ archive_id: z.string() });
 const ArchivePassageParams = ArchiveParams.extend({ passage_id: z.string() });
@@ -45,35 +49,75 @@ export function archiveRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/archives/',
-      { schema: { tags: ['archives'], summary: 'Create an archive', body: CreateArchiveBody } },
+      {
+        schema: {
+          tags: ['archives'],
+          summary: 'Create an archive',
+          body: CreateArchiveBody,
+          response: { 200: ArchiveResponse, ...errorResponses(422) },
+        },
+      },
       async (request) => archiveToWire(await archives.create(requireContext(request), request.body)),
     );
 
-    app.get('/archives/', { schema: { tags: ['archives'], summary: 'List archives', querystring: ListArchivesQuery } }, async (request) => {
-      const { query } = request;
-      const found = await archives.list(
-        requireContext(request),
-        { name: query.name, agentId: query.agent_id },
-        pageOf(query, 'desc'),
-      );
-      return found.map(archiveToWire);
-    });
+    app.get(
+      '/archives/',
+      {
+        schema: {
+          tags: ['archives'],
+          summary: 'List archives',
+          querystring: ListArchivesQuery,
+          response: { 200: z.array(ArchiveResponse), ...errorResponses(422) },
+        },
+      },
+      async (request) => {
+        const { query } = request;
+        const found = await archives.list(
+          requireContext(request),
+          { name: query.name, agentId: query.agent_id },
+          pageOf(query, 'desc'),
+        );
+        return found.map(archiveToWire);
+      },
+    );
 
     app.get(
       '/archives/:archive_id',
-      { schema: { tags: ['archives'], summary: 'Get an archive', params: ArchiveParams } },
+      {
+        schema: {
+          tags: ['archives'],
+          summary: 'Get an archive',
+          params: ArchiveParams,
+          response: { 200: ArchiveResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => archiveToWire(await archives.get(requireContext(request), request.params.archive_id)),
     );
 
     app.patch(
       '/archives/:archive_id',
-      { schema: { tags: ['archives'], summary: "Rename an archive or change its description", params: ArchiveParams, body: UpdateArchiveBody } },
+      {
+        schema: {
+          tags: ['archives'],
+          summary: "Rename an archive or change its description",
+          params: ArchiveParams,
+          body: UpdateArchiveBody,
+          response: { 200: ArchiveResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => archiveToWire(await archives.update(requireContext(request), request.params.archive_id, request.body)),
     );
 
     app.delete(
       '/archives/:archive_id',
-      { schema: { tags: ['archives'], summary: 'Delete an archive and its passages', params: ArchiveParams } },
+      {
+        schema: {
+          tags: ['archives'],
+          summary: 'Delete an archive and its passages',
+          params: ArchiveParams,
+          response: { 204: NoContentResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request, reply) => {
         await archives.delete(requireContext(request), request.params.archive_id);
         return reply.code(204).send();
@@ -88,6 +132,7 @@ export function archiveRoutes(services: AppServices): FastifyPluginAsyncZod {
           summary: 'The agents using an archive',
           params: ArchiveParams,
           querystring: z.object({ ...IncludeQuery, ...pageQuery(50) }),
+          response: { 200: z.array(AgentResponse), ...errorResponses(404, 422) },
         },
       },
       async (request) => {
@@ -104,7 +149,15 @@ export function archiveRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.post(
       '/archives/:archive_id/passages',
-      { schema: { tags: ['archives'], summary: 'Add a passage to an archive (embedded now)', params: ArchiveParams, body: ArchivePassageBody } },
+      {
+        schema: {
+          tags: ['archives'],
+          summary: 'Add a passage to an archive (embedded now)',
+          params: ArchiveParams,
+          body: ArchivePassageBody,
+          response: { 200: PassageResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const [passage] = await archives.createPassages(requireContext(request), request.params.archive_id, [request.body], () => ['body']);
         return passageToWire(passage!);
@@ -113,7 +166,15 @@ export function archiveRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.post(
       '/archives/:archive_id/passages/batch',
-      { schema: { tags: ['archives'], summary: 'Add several passages to an archive', params: ArchiveParams, body: ArchivePassageBatchBody } },
+      {
+        schema: {
+          tags: ['archives'],
+          summary: 'Add several passages to an archive',
+          params: ArchiveParams,
+          body: ArchivePassageBatchBody,
+          response: { 200: z.array(PassageResponse), ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const ctx = requireContext(request);
         const created = await archives.createPassages(ctx, request.params.archive_id, request.body.passages, (index) => ['body', 'passages', index]);
@@ -123,7 +184,14 @@ export function archiveRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.delete(
       '/archives/:archive_id/passages/:passage_id',
-      { schema: { tags: ['archives'], summary: 'Delete a passage of an archive', params: ArchivePassageParams } },
+      {
+        schema: {
+          tags: ['archives'],
+          summary: 'Delete a passage of an archive',
+          params: ArchivePassageParams,
+          response: { 204: NoContentResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request, reply) => {
         await archives.deletePassage(requireContext(request), request.params.archive_id, request.params.passage_id);
         return reply.code(204).send();

@@ -8,6 +8,10 @@ import { IncludeQuery } from './agents/agents.js';
 import { CreateBlockFields, Metadata, blockTemplateFields } from './agents/schemas.js';
 import { pageOf, pageQuery } from '../shared/paging.js';
 import { queryBoolean, queryList } from '../shared/query.js';
+import { AgentResponse } from './agents/agent-schema.js';
+import { BlockResponse } from './blocks-schema.js';
+import { CountResponse, NullResponse } from './shared/common-responses.js';
+import { errorResponses } from './shared/error-responses.js';
 
 export const BlockParams = z.object({ block_id: z.string() });
 const BlockIdentityParams = BlockParams.extend({ identity_id: z.string() });
@@ -74,41 +78,79 @@ export function blockFilter(query: z.infer<typeof ListBlocksQuery>): BlockFilter
 
 export function blockRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get('/blocks/', { schema: { tags: ['blocks'], summary: 'List memory blocks', querystring: ListBlocksQuery } }, async (request) => {
-      const { query } = request;
-      const blocks = await services.blocks.list(requireContext(request), blockFilter(query), pageOf(query, 'asc'));
-      return blocks.map(blockToWire);
-    });
+    app.get(
+      '/blocks/',
+      {
+        schema: {
+          tags: ['blocks'],
+          summary: 'List memory blocks',
+          querystring: ListBlocksQuery,
+          response: { 200: z.array(BlockResponse), ...errorResponses(422) },
+        },
+      },
+      async (request) => {
+        const { query } = request;
+        const blocks = await services.blocks.list(requireContext(request), blockFilter(query), pageOf(query, 'asc'));
+        return blocks.map(blockToWire);
+      },
+    );
 
     app.post(
       '/blocks/',
-      { schema: { tags: ['blocks'], summary: 'Create a memory block', body: CreateBlockBody } },
+      {
+        schema: {
+          tags: ['blocks'],
+          summary: 'Create a memory block',
+          body: CreateBlockBody,
+          response: { 200: BlockResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => blockToWire(await services.blocks.create(requireContext(request), request.body)),
     );
 
     app.get(
       '/blocks/count',
-      { schema: { tags: ['blocks'], summary: "Count the organization's memory blocks" } },
+      { schema: { tags: ['blocks'], summary: "Count the organization's memory blocks", response: { 200: CountResponse } } },
       async (request) => services.blocks.count(requireContext(request)),
     );
 
     app.get(
       '/blocks/:block_id',
-      { schema: { tags: ['blocks'], summary: 'Get a memory block', params: BlockParams } },
+      {
+        schema: {
+          tags: ['blocks'],
+          summary: 'Get a memory block',
+          params: BlockParams,
+          response: { 200: BlockResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => blockToWire(await services.blocks.get(requireContext(request), request.params.block_id)),
     );
 
     app.patch(
       '/blocks/:block_id',
       {
-        schema: { tags: ['blocks'], summary: 'Edit a memory block (every agent using it sees the edit)', params: BlockParams, body: UpdateBlockBody },
+        schema: {
+          tags: ['blocks'],
+          summary: 'Edit a memory block (every agent using it sees the edit)',
+          params: BlockParams,
+          body: UpdateBlockBody,
+          response: { 200: BlockResponse, ...errorResponses(404, 409, 422) },
+        },
       },
       async (request) => blockToWire(await services.blocks.update(requireContext(request), request.params.block_id, request.body)),
     );
 
     app.delete(
       '/blocks/:block_id',
-      { schema: { tags: ['blocks'], summary: 'Delete a memory block from every agent using it', params: BlockParams } },
+      {
+        schema: {
+          tags: ['blocks'],
+          summary: 'Delete a memory block from every agent using it',
+          params: BlockParams,
+          response: { 200: NullResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         await services.blocks.delete(requireContext(request), request.params.block_id);
         return null;
@@ -117,7 +159,15 @@ export function blockRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.get(
       '/blocks/:block_id/agents',
-      { schema: { tags: ['blocks'], summary: 'The agents using a memory block', params: BlockParams, querystring: BlockAgentsQuery } },
+      {
+        schema: {
+          tags: ['blocks'],
+          summary: 'The agents using a memory block',
+          params: BlockParams,
+          querystring: BlockAgentsQuery,
+          response: { 200: z.array(AgentResponse), ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const { query } = request;
         const views = await services.blocks.listAgents(
@@ -132,7 +182,14 @@ export function blockRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.patch(
       '/blocks/:block_id/identities/attach/:identity_id',
-      { schema: { tags: ['blocks'], summary: 'Attach an identity to a memory block', params: BlockIdentityParams } },
+      {
+        schema: {
+          tags: ['blocks'],
+          summary: 'Attach an identity to a memory block',
+          params: BlockIdentityParams,
+          response: { 200: BlockResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const { block_id: blockId, identity_id: identityId } = request.params;
         return blockToWire(await services.blocks.attachIdentity(requireContext(request), blockId, identityId));
@@ -141,7 +198,14 @@ export function blockRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.patch(
       '/blocks/:block_id/identities/detach/:identity_id',
-      { schema: { tags: ['blocks'], summary: 'Detach an identity from a memory block', params: BlockIdentityParams } },
+      {
+        schema: {
+          tags: ['blocks'],
+          summary: 'Detach an identity from a memory block',
+          params: BlockIdentityParams,
+          response: { 200: BlockResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const { block_id: blockId, identity_id: identityId } = request.params;
         return blockToWire(await services.blocks.detachIdentity(requireContext(request), blockId, identityId));

@@ -9,6 +9,10 @@ import { DUPLICATE_HANDLING, uploadTooLarge, type UploadInput } from '../../serv
 import { fileToWire, folderStatsToWire, folderToWire } from '../../services/folders/folder-wire.js';
 import { EmbeddingConfigSchema, Metadata } from './agents/schemas.js';
 import { pageOf, pageQuery } from '../shared/paging.js';
+import { PassageResponse } from './archives-schema.js';
+import { FileMetadataResponse, FolderResponse, FolderStatsResponse } from './folders-schema.js';
+import { CountResponse, NoContentResponse, NullResponse } from './shared/common-responses.js';
+import { errorResponses } from './shared/error-responses.js';
 import { queryBoolean } from '../shared/query.js';
 
 export type FolderRouteSettings = { maxUploadBytes: number };
@@ -88,7 +92,14 @@ export function folderRoutes(services: AppServices, settings: FolderRouteSetting
 
     app.get(
       '/folders/name/:folder_name',
-      { schema: { tags: ['folders'], summary: 'The id of the folder of this name (deprecated: list with ?name=)', params: z.object({ folder_name: z.string() }) } },
+      {
+        schema: {
+          tags: ['folders'],
+          summary: 'The id of the folder of this name (deprecated: list with ?name=)',
+          params: z.object({ folder_name: z.string() }),
+          response: { 200: z.string().describe('The folder id'), ...errorResponses(404, 422) },
+        },
+      },
       // A bare id, sent as the JSON string it is (Fastify would send a returned string as plain text).
       async (request, reply) =>
         reply.type('application/json; charset=utf-8').send(JSON.stringify(await folders.idByName(requireContext(request), request.params.folder_name))),
@@ -96,7 +107,14 @@ export function folderRoutes(services: AppServices, settings: FolderRouteSetting
 
     app.get(
       '/folders/',
-      { schema: { tags: ['folders'], summary: 'List folders', querystring: z.object({ name: z.string().optional(), ...pageQuery(50) }) } },
+      {
+        schema: {
+          tags: ['folders'],
+          summary: 'List folders',
+          querystring: z.object({ name: z.string().optional(), ...pageQuery(50) }),
+          response: { 200: z.array(FolderResponse), ...errorResponses(422) },
+        },
+      },
       async (request) => {
         const { query } = request;
         const found = await folders.list(
@@ -110,19 +128,41 @@ export function folderRoutes(services: AppServices, settings: FolderRouteSetting
 
     app.post(
       '/folders/',
-      { schema: { tags: ['folders'], summary: 'Create a folder (with the local embedder unless told otherwise)', body: CreateFolderBody } },
+      {
+        schema: {
+          tags: ['folders'],
+          summary: 'Create a folder (with the local embedder unless told otherwise)',
+          body: CreateFolderBody,
+          response: { 200: FolderResponse, ...errorResponses(409, 422) },
+        },
+      },
       async (request) => folderToWire(await folders.create(requireContext(request), request.body)),
     );
 
     app.get(
       '/folders/:folder_id',
-      { schema: { tags: ['folders'], summary: 'Get a folder', params: FolderParams } },
+      {
+        schema: {
+          tags: ['folders'],
+          summary: 'Get a folder',
+          params: FolderParams,
+          response: { 200: FolderResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => folderToWire(await folders.get(requireContext(request), request.params.folder_id)),
     );
 
     app.patch(
       '/folders/:folder_id',
-      { schema: { tags: ['folders'], summary: 'Rename a folder or change its description, instructions or metadata', params: FolderParams, body: UpdateFolderBody } },
+      {
+        schema: {
+          tags: ['folders'],
+          summary: 'Rename a folder or change its description, instructions or metadata',
+          params: FolderParams,
+          body: UpdateFolderBody,
+          response: { 200: FolderResponse, ...errorResponses(404, 409, 422) },
+        },
+      },
       async (request) => folderToWire(await folders.update(requireContext(request), request.params.folder_id, request.body)),
     );
 
@@ -134,6 +174,7 @@ export function folderRoutes(services: AppServices, settings: FolderRouteSetting
           summary: "A folder's files with their processing status",
           params: FolderParams,
           querystring: z.object({ ...pageQuery(1000), ...IncludeContentQuery }),
+          response: { 200: z.array(FileMetadataResponse), ...errorResponses(404, 422) },
         },
       },
       async (request) => {
@@ -165,11 +206,18 @@ export function registerRoutesOfBothNames(app: ZodApp, services: AppServices, no
   const idOf = (params: Record<string, string>) => params[idParam]!;
   const tags = [noun];
 
-  app.get(`/${noun}/count`, { schema: { tags, summary: `Count the ${noun}` } }, async (request) => folders.count(requireContext(request)));
+  app.get(`/${noun}/count`, { schema: { tags, summary: `Count the ${noun}`, response: { 200: CountResponse } } }, async (request) => folders.count(requireContext(request)));
 
   app.get(
     `/${noun}/metadata`,
-    { schema: { tags, summary: `File counts and sizes of every ${one}`, querystring: MetadataQuery } },
+    {
+      schema: {
+        tags,
+        summary: `File counts and sizes of every ${one}`,
+        querystring: MetadataQuery,
+        response: { 200: FolderStatsResponse, ...errorResponses(422) },
+      },
+    },
     async (request) => {
       const detailed = request.query.include_detailed_per_source_metadata;
       return folderStatsToWire(await folders.stats(requireContext(request), detailed), detailed);
@@ -178,7 +226,14 @@ export function registerRoutesOfBothNames(app: ZodApp, services: AppServices, no
 
   app.delete(
     `/${noun}/:${idParam}`,
-    { schema: { tags, summary: `Delete a ${one} with its files, detaching it from its agents`, params: Params } },
+    {
+      schema: {
+        tags,
+        summary: `Delete a ${one} with its files, detaching it from its agents`,
+        params: Params,
+        response: { 200: NullResponse, ...errorResponses(404, 422) },
+      },
+    },
     async (request) => {
       await folders.delete(requireContext(request), idOf(request.params));
       return null;
@@ -195,6 +250,7 @@ export function registerRoutesOfBothNames(app: ZodApp, services: AppServices, no
         params: Params,
         querystring: UploadQuery,
         body: UploadBody,
+        response: { 200: FileMetadataResponse, ...errorResponses(404, 409, 422) },
       },
     },
     async (request, reply) => {
@@ -206,7 +262,15 @@ export function registerRoutesOfBothNames(app: ZodApp, services: AppServices, no
 
   app.get(
     `/${noun}/:${idParam}/agents`,
-    { schema: { tags, summary: `The ids of the agents using a ${one}`, params: Params, querystring: z.object(pageQuery(50)) } },
+    {
+      schema: {
+        tags,
+        summary: `The ids of the agents using a ${one}`,
+        params: Params,
+        querystring: z.object(pageQuery(50)),
+        response: { 200: z.array(z.string()), ...errorResponses(404, 422) },
+      },
+    },
     async (request) => {
       const { query } = request;
       return folders.listAgentIds(requireContext(request), idOf(request.params), pageOf(query, 'desc'));
@@ -215,7 +279,15 @@ export function registerRoutesOfBothNames(app: ZodApp, services: AppServices, no
 
   app.get(
     `/${noun}/:${idParam}/passages`,
-    { schema: { tags, summary: `The chunks of a ${one}'s files`, params: Params, querystring: z.object(pageQuery(100)) } },
+    {
+      schema: {
+        tags,
+        summary: `The chunks of a ${one}'s files`,
+        params: Params,
+        querystring: z.object(pageQuery(100)),
+        response: { 200: z.array(PassageResponse), ...errorResponses(404, 422) },
+      },
+    },
     async (request) => {
       const { query } = request;
       const passages = await folders.listPassages(requireContext(request), idOf(request.params), pageOf(query, 'desc'));
@@ -225,7 +297,15 @@ export function registerRoutesOfBothNames(app: ZodApp, services: AppServices, no
 
   app.get(
     `/${noun}/:${idParam}/files/:file_id`,
-    { schema: { tags, summary: `A file of a ${one}`, params: FileParams, querystring: z.object(IncludeContentQuery) } },
+    {
+      schema: {
+        tags,
+        summary: `A file of a ${one}`,
+        params: FileParams,
+        querystring: z.object(IncludeContentQuery),
+        response: { 200: FileMetadataResponse, ...errorResponses(404, 422) },
+      },
+    },
     async (request) => {
       const includeContent = request.query.include_content;
       const { folder, file } = await folders.getFile(requireContext(request), idOf(request.params), request.params.file_id, includeContent);
@@ -235,7 +315,14 @@ export function registerRoutesOfBothNames(app: ZodApp, services: AppServices, no
 
   app.delete(
     `/${noun}/:${idParam}/:file_id`,
-    { schema: { tags, summary: 'Delete a file with its chunks, closing it in every agent', params: FileParams } },
+    {
+      schema: {
+        tags,
+        summary: 'Delete a file with its chunks, closing it in every agent',
+        params: FileParams,
+        response: { 204: NoContentResponse, ...errorResponses(404, 422) },
+      },
+    },
     async (request, reply) => {
       await folders.deleteFile(requireContext(request), idOf(request.params), request.params.file_id);
       return reply.code(204).send();

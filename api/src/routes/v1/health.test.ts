@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { startTestStack } from '@engram/testing';
 
 const stack = await startTestStack({ inProcessWorker: false });
@@ -35,9 +36,21 @@ describe('API documentation', () => {
     const spec = (await (await fetch(`${stack.baseUrl}/openapi.json`)).json()) as any;
     expect(spec.openapi).toMatch(/^3\./);
     expect(spec.paths['/v1/health/'].get.responses['200'].content['application/json'].schema.properties.status).toBeDefined();
+    // Response shapes are named components the operations refer to.
+    expect(spec.paths['/v1/blocks/{block_id}'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Block' });
+    expect(spec.components.schemas.Block.required).toEqual(expect.arrayContaining(['id', 'label', 'value', 'limit']));
 
     const docs = await fetch(`${stack.baseUrl}/docs/`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).toMatch(/swagger/i);
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const spec = (await (await fetch(`${stack.baseUrl}/openapi.json`)).json()) as Record<string, unknown>;
+    const validator = new Validator();
+    const result = await validator.validate(spec);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
   });
 });

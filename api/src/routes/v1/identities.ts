@@ -5,21 +5,15 @@ import type { AppServices } from '../../services/index.js';
 import { agentToWire, blockToWire } from '../../services/agents/agent-wire.js';
 import { identityToWire } from '../../services/identities/identity-wire.js';
 import { AgentParams, IncludeQuery } from './agents/agents.js';
-import { Metadata } from './agents/schemas.js';
 import { pageOf, pageQuery } from '../shared/paging.js';
+import { IdentityProperty, IdentityResponse, IdentityType } from './identities-schema.js';
+import { AgentResponse } from './agents/agent-schema.js';
+import { BlockResponse } from './blocks-schema.js';
+import { CountResponse, NullResponse } from './shared/common-responses.js';
+import { errorResponses } from './shared/error-responses.js';
 
 const IdentityParams = z.object({ identity_id: z.string() });
 const AgentIdentityParams = AgentParams.extend({ identity_id: z.string() });
-
-const IDENTITY_TYPES = ['org', 'user', 'other'] as const;
-
-/** A property's value must be of its declared type. */
-const IdentityProperty = z.discriminatedUnion('type', [
-  z.strictObject({ key: z.string().min(1), type: z.literal('string'), value: z.string() }),
-  z.strictObject({ key: z.string().min(1), type: z.literal('number'), value: z.number() }),
-  z.strictObject({ key: z.string().min(1), type: z.literal('boolean'), value: z.boolean() }),
-  z.strictObject({ key: z.string().min(1), type: z.literal('json'), value: Metadata }),
-]);
 
 const linkFields = {
   agent_ids: z.array(z.string()).nullish(),
@@ -30,7 +24,7 @@ const linkFields = {
 const CreateIdentityBody = z.strictObject({
   identifier_key: z.string().min(1),
   name: z.string().min(1),
-  identity_type: z.enum(IDENTITY_TYPES),
+  identity_type: IdentityType,
   project_id: z.string().nullish(),
   ...linkFields,
 });
@@ -38,7 +32,7 @@ const CreateIdentityBody = z.strictObject({
 const UpdateIdentityBody = z.strictObject({
   identifier_key: z.string().min(1).nullish(),
   name: z.string().min(1).nullish(),
-  identity_type: z.enum(IDENTITY_TYPES).nullish(),
+  identity_type: IdentityType.nullish(),
   ...linkFields,
 });
 
@@ -46,7 +40,7 @@ const ListIdentitiesQuery = z.object({
   name: z.string().optional(),
   project_id: z.string().optional(),
   identifier_key: z.string().optional(),
-  identity_type: z.enum(IDENTITY_TYPES).optional(),
+  identity_type: IdentityType.optional(),
   ...pageQuery(50),
 });
 
@@ -59,7 +53,14 @@ export function identityRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/identities/',
-      { schema: { tags: ['identities'], summary: 'List identities', querystring: ListIdentitiesQuery } },
+      {
+        schema: {
+          tags: ['identities'],
+          summary: 'List identities',
+          querystring: ListIdentitiesQuery,
+          response: { 200: z.array(IdentityResponse), ...errorResponses(422) },
+        },
+      },
       async (request) => {
         const { query } = request;
         const views = await services.identities.list(
@@ -73,25 +74,46 @@ export function identityRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.post(
       '/identities/',
-      { schema: { tags: ['identities'], summary: 'Create an identity', body: CreateIdentityBody } },
+      {
+        schema: {
+          tags: ['identities'],
+          summary: 'Create an identity',
+          body: CreateIdentityBody,
+          response: { 200: IdentityResponse, ...errorResponses(404, 409, 422) },
+        },
+      },
       async (request) => identityToWire(await services.identities.create(requireContext(request), request.body)),
     );
 
     app.put(
       '/identities/',
-      { schema: { tags: ['identities'], summary: 'Create or replace the identity with this identifier_key', body: CreateIdentityBody } },
+      {
+        schema: {
+          tags: ['identities'],
+          summary: 'Create or replace the identity with this identifier_key',
+          body: CreateIdentityBody,
+          response: { 200: IdentityResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => identityToWire(await services.identities.upsert(requireContext(request), request.body)),
     );
 
     app.get(
       '/identities/count',
-      { schema: { tags: ['identities'], summary: "Count the organization's identities" } },
+      { schema: { tags: ['identities'], summary: "Count the organization's identities", response: { 200: CountResponse } } },
       async (request) => services.identities.count(requireContext(request)),
     );
 
     app.get(
       '/identities/:identity_id',
-      { schema: { tags: ['identities'], summary: 'Get an identity', params: IdentityParams } },
+      {
+        schema: {
+          tags: ['identities'],
+          summary: 'Get an identity',
+          params: IdentityParams,
+          response: { 200: IdentityResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => identityToWire(await services.identities.get(requireContext(request), request.params.identity_id)),
     );
 
@@ -103,6 +125,7 @@ export function identityRoutes(services: AppServices): FastifyPluginAsyncZod {
           summary: 'Update an identity: properties merge by key, agent and block ids are added',
           params: IdentityParams,
           body: UpdateIdentityBody,
+          response: { 200: IdentityResponse, ...errorResponses(404, 409, 422) },
         },
       },
       async (request) => identityToWire(await services.identities.update(requireContext(request), request.params.identity_id, request.body)),
@@ -110,7 +133,14 @@ export function identityRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.delete(
       '/identities/:identity_id',
-      { schema: { tags: ['identities'], summary: 'Delete an identity (its agents and blocks stay)', params: IdentityParams } },
+      {
+        schema: {
+          tags: ['identities'],
+          summary: 'Delete an identity (its agents and blocks stay)',
+          params: IdentityParams,
+          response: { 200: NullResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         await services.identities.delete(requireContext(request), request.params.identity_id);
         return null;
@@ -125,6 +155,7 @@ export function identityRoutes(services: AppServices): FastifyPluginAsyncZod {
           summary: "Replace an identity's properties",
           params: IdentityParams,
           body: z.array(IdentityProperty),
+          response: { 200: IdentityResponse, ...errorResponses(404, 422) },
         },
       },
       async (request) =>
@@ -133,7 +164,15 @@ export function identityRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.get(
       '/identities/:identity_id/agents',
-      { schema: { tags: ['identities'], summary: 'The agents of an identity', params: IdentityParams, querystring: IdentityAgentsQuery } },
+      {
+        schema: {
+          tags: ['identities'],
+          summary: 'The agents of an identity',
+          params: IdentityParams,
+          querystring: IdentityAgentsQuery,
+          response: { 200: z.array(AgentResponse), ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const { query } = request;
         const views = await services.identities.listAgents(
@@ -148,7 +187,15 @@ export function identityRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.get(
       '/identities/:identity_id/blocks',
-      { schema: { tags: ['identities'], summary: 'The memory blocks of an identity', params: IdentityParams, querystring: z.object(pageQuery(50)) } },
+      {
+        schema: {
+          tags: ['identities'],
+          summary: 'The memory blocks of an identity',
+          params: IdentityParams,
+          querystring: z.object(pageQuery(50)),
+          response: { 200: z.array(BlockResponse), ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const { query } = request;
         const blocks = await services.identities.listBlocks(requireContext(request), request.params.identity_id, pageOf(query, 'desc'));
@@ -158,7 +205,14 @@ export function identityRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.patch(
       '/agents/:agent_id/identities/attach/:identity_id',
-      { schema: { tags: ['agents'], summary: 'Attach an identity to an agent', params: AgentIdentityParams } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: 'Attach an identity to an agent',
+          params: AgentIdentityParams,
+          response: { 200: NullResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         await services.identities.attachAgent(requireContext(request), request.params.agent_id, request.params.identity_id);
         return NO_CONTENT_FOR_1_0_CLIENTS;
@@ -167,7 +221,14 @@ export function identityRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.patch(
       '/agents/:agent_id/identities/detach/:identity_id',
-      { schema: { tags: ['agents'], summary: 'Detach an identity from an agent', params: AgentIdentityParams } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: 'Detach an identity from an agent',
+          params: AgentIdentityParams,
+          response: { 200: NullResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         await services.identities.detachAgent(requireContext(request), request.params.agent_id, request.params.identity_id);
         return NO_CONTENT_FOR_1_0_CLIENTS;

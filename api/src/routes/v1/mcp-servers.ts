@@ -8,10 +8,19 @@ import { toolToWire } from '../../services/agents/agent-wire.js';
 import { McpServerCreateBody, McpServerUpdateBody, ToolArgumentsBody } from '../../services/mcp/mcp-server-input.js';
 import { mcpServerToWire, mcpToolToWire } from '../../services/mcp/mcp-wire.js';
 import type { McpConnectEvent } from '../../services/mcp/mcp-oauth-service.js';
+import { McpServerResponse, ToolSyncSummaryResponse } from './mcp-servers-schema.js';
+import { eventStreamResponse, NoContentResponse } from './shared/common-responses.js';
+import { errorResponses } from './shared/error-responses.js';
+import { ToolExecutionResult, ToolResponse } from './tools-schema.js';
 
 const ServerParams = z.object({ mcp_server_id: z.string() });
 const ServerToolParams = z.object({ mcp_server_id: z.string(), tool_id: z.string() });
 const RefreshQuery = z.object({ agent_id: z.string().optional() });
+
+/** What the two connect routes stream, one `data: {"event": …}` frame at a time. */
+export const CONNECT_EVENTS = eventStreamResponse(
+  'connection_attempt; oauth_required, authorization_url and waiting_for_auth when the server asks for OAuth; then success (with its tools) or error',
+);
 
 /** Where the OAuth authorization server sends the browser back: this API, as the caller reached it. */
 export function oauthCallbackBase(request: FastifyRequest): string {
@@ -48,23 +57,54 @@ export function mcpServerRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.post(
       '/mcp-servers/',
-      { schema: { tags: ['mcp-servers'], summary: 'Add an MCP server (its tools are registered if it answers)', body: McpServerCreateBody } },
+      {
+        schema: {
+          tags: ['mcp-servers'],
+          summary: 'Add an MCP server (its tools are registered if it answers)',
+          body: McpServerCreateBody,
+          response: { 200: McpServerResponse, ...errorResponses(409, 422) },
+        },
+      },
       async (request) => wire(await mcpServers.create(requireContext(request), request.body)),
     );
 
-    app.get('/mcp-servers/', { schema: { tags: ['mcp-servers'], summary: "The organization's MCP servers" } }, async (request) =>
-      (await mcpServers.list(requireContext(request))).map(wire),
+    app.get(
+      '/mcp-servers/',
+      {
+        schema: {
+          tags: ['mcp-servers'],
+          summary: "The organization's MCP servers",
+          response: { 200: z.array(McpServerResponse) },
+        },
+      },
+      async (request) =>
+        (await mcpServers.list(requireContext(request))).map(wire),
     );
 
     app.get(
       '/mcp-servers/:mcp_server_id',
-      { schema: { tags: ['mcp-servers'], summary: 'Get an MCP server', params: ServerParams } },
+      {
+        schema: {
+          tags: ['mcp-servers'],
+          summary: 'Get an MCP server',
+          params: ServerParams,
+          response: { 200: McpServerResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => wire(await mcpServers.get(requireContext(request), request.params.mcp_server_id)),
     );
 
     app.patch(
       '/mcp-servers/:mcp_server_id',
-      { schema: { tags: ['mcp-servers'], summary: 'Update an MCP server', params: ServerParams, body: McpServerUpdateBody } },
+      {
+        schema: {
+          tags: ['mcp-servers'],
+          summary: 'Update an MCP server',
+          params: ServerParams,
+          body: McpServerUpdateBody,
+          response: { 200: McpServerResponse, ...errorResponses(404, 409, 422) },
+        },
+      },
       async (request) => {
         const ctx = requireContext(request);
         return wire(await mcpServers.update(ctx, await mcpServers.get(ctx, request.params.mcp_server_id), request.body));
@@ -73,7 +113,14 @@ export function mcpServerRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.delete(
       '/mcp-servers/:mcp_server_id',
-      { schema: { tags: ['mcp-servers'], summary: 'Delete an MCP server and its tools', params: ServerParams } },
+      {
+        schema: {
+          tags: ['mcp-servers'],
+          summary: 'Delete an MCP server and its tools',
+          params: ServerParams,
+          response: { 204: NoContentResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request, reply) => {
         const ctx = requireContext(request);
         await mcpServers.delete(ctx, await mcpServers.get(ctx, request.params.mcp_server_id));
@@ -83,7 +130,14 @@ export function mcpServerRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.get(
       '/mcp-servers/:mcp_server_id/tools',
-      { schema: { tags: ['mcp-servers'], summary: "The server's registered tools", params: ServerParams } },
+      {
+        schema: {
+          tags: ['mcp-servers'],
+          summary: "The server's registered tools",
+          params: ServerParams,
+          response: { 200: z.array(ToolResponse), ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const ctx = requireContext(request);
         return (await mcpTools.listRegistered(ctx, await mcpServers.get(ctx, request.params.mcp_server_id))).map(toolToWire);
@@ -92,7 +146,14 @@ export function mcpServerRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.get(
       '/mcp-servers/:mcp_server_id/tools/:tool_id',
-      { schema: { tags: ['mcp-servers'], summary: 'Get a registered tool of the server', params: ServerToolParams } },
+      {
+        schema: {
+          tags: ['mcp-servers'],
+          summary: 'Get a registered tool of the server',
+          params: ServerToolParams,
+          response: { 200: ToolResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const ctx = requireContext(request);
         const server = await mcpServers.get(ctx, request.params.mcp_server_id);
@@ -102,7 +163,15 @@ export function mcpServerRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.post(
       '/mcp-servers/:mcp_server_id/tools/:tool_id/run',
-      { schema: { tags: ['mcp-servers'], summary: 'Run a registered tool on its server', params: ServerToolParams, body: ToolArgumentsBody } },
+      {
+        schema: {
+          tags: ['mcp-servers'],
+          summary: 'Run a registered tool on its server',
+          params: ServerToolParams,
+          body: ToolArgumentsBody,
+          response: { 200: ToolExecutionResult, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const ctx = requireContext(request);
         const server = await mcpServers.get(ctx, request.params.mcp_server_id);
@@ -112,7 +181,15 @@ export function mcpServerRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.patch(
       '/mcp-servers/:mcp_server_id/refresh',
-      { schema: { tags: ['mcp-servers'], summary: "Resync the server's registered tools with the server", params: ServerParams, querystring: RefreshQuery } },
+      {
+        schema: {
+          tags: ['mcp-servers'],
+          summary: "Resync the server's registered tools with the server",
+          params: ServerParams,
+          querystring: RefreshQuery,
+          response: { 200: ToolSyncSummaryResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const ctx = requireContext(request);
         return mcpTools.resync(ctx, await mcpServers.get(ctx, request.params.mcp_server_id), request.query.agent_id);
@@ -121,7 +198,14 @@ export function mcpServerRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.get(
       '/mcp-servers/connect/:mcp_server_id',
-      { schema: { tags: ['mcp-servers'], summary: 'Connect to the server, through OAuth if it asks (Server-Sent Events)', params: ServerParams } },
+      {
+        schema: {
+          tags: ['mcp-servers'],
+          summary: 'Connect to the server, through OAuth if it asks (Server-Sent Events)',
+          params: ServerParams,
+          response: { 200: CONNECT_EVENTS, ...errorResponses(404, 422) },
+        },
+      },
       async (request, reply) => {
         const ctx = requireContext(request);
         const server = await mcpServers.get(ctx, request.params.mcp_server_id);

@@ -6,9 +6,11 @@ import type { AppServices } from '../../services/index.js';
 import type { UnreachableProvider } from '../../services/models/model-service.js';
 import { embeddingModelToWire, modelToWire } from '../../services/models/model-wire.js';
 import { queryList } from '../shared/query.js';
+import { EmbeddingModelResponse, ModelResponse, ProviderCategory } from './models-schema.js';
+import { errorResponses } from './shared/error-responses.js';
 
 const ListModelsQuery = z.object({
-  provider_category: queryList(z.enum(['base', 'byok'])),
+  provider_category: queryList(ProviderCategory),
   provider_name: z.string().optional(),
   provider_type: z.string().optional(),
 });
@@ -22,7 +24,14 @@ export function modelRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/models/',
-      { schema: { tags: ['models'], summary: 'The LLMs every configured provider serves', querystring: ListModelsQuery } },
+      {
+        schema: {
+          tags: ['models'],
+          summary: 'The LLMs every configured provider serves',
+          querystring: ListModelsQuery,
+          response: { 200: z.array(ModelResponse), ...errorResponses(422) },
+        },
+      },
       async (request) => {
         const { query } = request;
         const { models, unreachable } = await services.models.listModels(requireContext(request), {
@@ -37,7 +46,13 @@ export function modelRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.get(
       '/models/embedding',
-      { schema: { tags: ['models'], summary: 'The embedding models every configured provider serves' } },
+      {
+        schema: {
+          tags: ['models'],
+          summary: 'The embedding models every configured provider serves',
+          response: { 200: z.array(EmbeddingModelResponse) },
+        },
+      },
       async (request) => {
         const { models, unreachable } = await services.models.listEmbeddingModels(requireContext(request));
         logUnreachable(request.log, unreachable);

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { passageSearchResultToWire } from '../../services/archival/archival-wire.js';
+import { PassageSearchResultResponse } from './archives-schema.js';
+import { errorResponses } from './shared/error-responses.js';
 
 const PassageSearchBody = z.strictObject({
   query: z.string().nullish(),
@@ -24,6 +26,7 @@ export function passageRoutes(services: AppServices): FastifyPluginAsyncZod {
           tags: ['passages'],
           summary: "Search the organization's archival passages (one archive, one agent's, or all), best first",
           body: PassageSearchBody,
+          response: { 200: z.array(PassageSearchResultResponse), ...errorResponses(404, 422) },
         },
       },
       async (request) => (await services.archives.search(requireContext(request), request.body)).map(passageSearchResultToWire),

@@ -4,18 +4,15 @@ import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { providerToWire } from '../../services/providers/provider-wire.js';
 import { pageOf, pageQuery } from '../shared/paging.js';
+import { ProviderType } from './models-schema.js';
+import { ProviderResponse } from './providers-schema.js';
+import { ConfirmationResponse } from './shared/common-responses.js';
+import { errorResponses } from './shared/error-responses.js';
 
 const ProviderParams = z.object({ provider_id: z.string() });
 
-/** The provider types of the public API. */
-const PROVIDER_TYPES = [
-  'anthropic', 'azure', 'baseten', 'bedrock', 'cerebras', 'chatgpt_oauth', 'deepseek', 'fireworks', 'google_ai',
-  'google_vertex', 'groq', 'hugging-face', 'letta', 'lmstudio_openai', 'minimax', 'moonshot', 'moonshot_coding',
-  'mistral', 'ollama', 'openai', 'together', 'vllm', 'sglang', 'openrouter', 'xai', 'zai', 'zai_coding',
-] as const;
-
 const connectionFields = {
-  provider_type: z.enum(PROVIDER_TYPES),
+  provider_type: ProviderType,
   api_key: z.string().min(1),
   base_url: z.url().nullish(),
   access_key: z.string().nullish(),
@@ -47,7 +44,14 @@ export function providerRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/providers/',
-      { schema: { tags: ['providers'], summary: "The organization's own (BYOK) providers", querystring: ListProvidersQuery } },
+      {
+        schema: {
+          tags: ['providers'],
+          summary: "The organization's own (BYOK) providers",
+          querystring: ListProvidersQuery,
+          response: { 200: z.array(ProviderResponse), ...errorResponses(422) },
+        },
+      },
       async (request) => {
         const { query } = request;
         const views = await services.providers.list(
@@ -61,13 +65,27 @@ export function providerRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.post(
       '/providers/',
-      { schema: { tags: ['providers'], summary: 'Add a provider with your own key', body: CreateProviderBody } },
+      {
+        schema: {
+          tags: ['providers'],
+          summary: 'Add a provider with your own key',
+          body: CreateProviderBody,
+          response: { 200: ProviderResponse, ...errorResponses(409, 422) },
+        },
+      },
       async (request) => providerToWire(await services.providers.create(requireContext(request), request.body)),
     );
 
     app.post(
       '/providers/check',
-      { schema: { tags: ['providers'], summary: 'Check an API key against its provider', body: CheckProviderBody } },
+      {
+        schema: {
+          tags: ['providers'],
+          summary: 'Check an API key against its provider',
+          body: CheckProviderBody,
+          response: { 200: ConfirmationResponse, ...errorResponses(422) },
+        },
+      },
       async (request) => {
         await services.providers.check(request.body);
         return validKey(request.body.provider_type);
@@ -76,20 +94,42 @@ export function providerRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.get(
       '/providers/:provider_id',
-      { schema: { tags: ['providers'], summary: 'Get a provider', params: ProviderParams } },
+      {
+        schema: {
+          tags: ['providers'],
+          summary: 'Get a provider',
+          params: ProviderParams,
+          response: { 200: ProviderResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => providerToWire(await services.providers.get(requireContext(request), request.params.provider_id)),
     );
 
     app.patch(
       '/providers/:provider_id',
-      { schema: { tags: ['providers'], summary: 'Update a provider', params: ProviderParams, body: UpdateProviderBody } },
+      {
+        schema: {
+          tags: ['providers'],
+          summary: 'Update a provider',
+          params: ProviderParams,
+          body: UpdateProviderBody,
+          response: { 200: ProviderResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) =>
         providerToWire(await services.providers.update(requireContext(request), request.params.provider_id, request.body)),
     );
 
     app.delete(
       '/providers/:provider_id',
-      { schema: { tags: ['providers'], summary: 'Delete a provider', params: ProviderParams } },
+      {
+        schema: {
+          tags: ['providers'],
+          summary: 'Delete a provider',
+          params: ProviderParams,
+          response: { 200: ConfirmationResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         await services.providers.delete(requireContext(request), request.params.provider_id);
         return { message: `Provider id=${request.params.provider_id} successfully deleted` };
@@ -98,7 +138,14 @@ export function providerRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.post(
       '/providers/:provider_id/check',
-      { schema: { tags: ['providers'], summary: "Check a stored provider's key", params: ProviderParams } },
+      {
+        schema: {
+          tags: ['providers'],
+          summary: "Check a stored provider's key",
+          params: ProviderParams,
+          response: { 200: ConfirmationResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const view = await services.providers.checkStored(requireContext(request), request.params.provider_id);
         return validKey(view.provider.providerType);

@@ -12,6 +12,8 @@ import {
   registerUploadParsing,
   type FolderRouteSettings,
 } from './folders.js';
+import { FileMetadataResponse, SourceResponse } from './folders-schema.js';
+import { errorResponses } from './shared/error-responses.js';
 
 const SourceParams = z.object({ source_id: z.string() });
 
@@ -34,29 +36,70 @@ export function sourceRoutes(services: AppServices, settings: FolderRouteSetting
 
     app.get(
       '/sources/name/:source_name',
-      { schema: { tags: ['sources'], summary: 'The id of the source of this name', params: z.object({ source_name: z.string() }) } },
+      {
+        schema: {
+          tags: ['sources'],
+          summary: 'The id of the source of this name',
+          params: z.object({ source_name: z.string() }),
+          response: { 200: z.string().describe('The source id'), ...errorResponses(404, 422) },
+        },
+      },
       // A bare id, sent as the JSON string it is (Fastify would send a returned string as plain text).
       async (request, reply) =>
         reply.type('application/json; charset=utf-8').send(JSON.stringify(await folders.idByName(requireContext(request), request.params.source_name))),
     );
 
-    app.get('/sources/', { schema: { tags: ['sources'], summary: 'List every source' } }, async (request) =>
-      (await folders.list(requireContext(request), {})).map(sourceToWire),
+    app.get(
+      '/sources/',
+      {
+        schema: {
+          tags: ['sources'],
+          summary: 'List every source',
+          response: { 200: z.array(SourceResponse) },
+        },
+      },
+      async (request) =>
+        (await folders.list(requireContext(request), {})).map(sourceToWire),
     );
 
-    app.post('/sources/', { schema: { tags: ['sources'], summary: 'Create a source', body: CreateSourceBody } }, async (request) =>
-      sourceToWire(await folders.create(requireContext(request), request.body)),
+    app.post(
+      '/sources/',
+      {
+        schema: {
+          tags: ['sources'],
+          summary: 'Create a source',
+          body: CreateSourceBody,
+          response: { 200: SourceResponse, ...errorResponses(409, 422) },
+        },
+      },
+      async (request) =>
+        sourceToWire(await folders.create(requireContext(request), request.body)),
     );
 
     app.get(
       '/sources/:source_id',
-      { schema: { tags: ['sources'], summary: 'Get a source', params: SourceParams } },
+      {
+        schema: {
+          tags: ['sources'],
+          summary: 'Get a source',
+          params: SourceParams,
+          response: { 200: SourceResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => sourceToWire(await folders.get(requireContext(request), request.params.source_id)),
     );
 
     app.patch(
       '/sources/:source_id',
-      { schema: { tags: ['sources'], summary: 'Rename a source or change its description', params: SourceParams, body: UpdateFolderBody } },
+      {
+        schema: {
+          tags: ['sources'],
+          summary: 'Rename a source or change its description',
+          params: SourceParams,
+          body: UpdateFolderBody,
+          response: { 200: SourceResponse, ...errorResponses(404, 409, 422) },
+        },
+      },
       async (request) => sourceToWire(await folders.update(requireContext(request), request.params.source_id, request.body)),
     );
 
@@ -74,6 +117,7 @@ export function sourceRoutes(services: AppServices, settings: FolderRouteSetting
             // Marks files whose ingestion stopped without finishing them as `error` (the folder routes always do).
             check_status_updates: queryBoolean.default(true),
           }),
+          response: { 200: z.array(FileMetadataResponse), ...errorResponses(404, 422) },
         },
       },
       async (request) => {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
+import { errorResponses } from './shared/error-responses.js';
 
 const ListTagsQuery = z.object({
   name: z.string().optional(),
@@ -18,7 +19,14 @@ export function tagRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/tags/',
-      { schema: { tags: ['tags'], summary: "The tags on the organization's agents, each once, by name", querystring: ListTagsQuery } },
+      {
+        schema: {
+          tags: ['tags'],
+          summary: "The tags on the organization's agents, each once, by name",
+          querystring: ListTagsQuery,
+          response: { 200: z.array(z.string()), ...errorResponses(422) },
+        },
+      },
       async (request) => {
         const { query } = request;
         return services.agentTags.list(requireContext(request), query.name ?? query.query_text, {

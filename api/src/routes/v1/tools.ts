@@ -6,6 +6,9 @@ import { toolToWire } from '../../services/agents/agent-wire.js';
 import { EnvironmentVariableName, EnvironmentVariableValue, PipRequirementSchema } from '../../services/sandbox/sandbox-settings.js';
 import { pageOf, pageQuery } from '../shared/paging.js';
 import { queryBoolean, queryList } from '../shared/query.js';
+import { CountResponse, NullResponse } from './shared/common-responses.js';
+import { errorResponses } from './shared/error-responses.js';
+import { GeneratedToolResponse, ToolJsonSchemaResponse, ToolResponse, ToolRunResponse } from './tools-schema.js';
 
 const ToolParams = z.object({ tool_id: z.string() });
 
@@ -95,7 +98,14 @@ export function toolRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/tools/',
-      { schema: { tags: ['tools'], summary: "The organization's tools", querystring: ListToolsQuery } },
+      {
+        schema: {
+          tags: ['tools'],
+          summary: "The organization's tools",
+          querystring: ListToolsQuery,
+          response: { 200: z.array(ToolResponse), ...errorResponses(422) },
+        },
+      },
       async (request) => {
         const { query } = request;
         const tools = await services.tools.list(requireContext(request), filterOf(query), pageOf(query, 'desc'));
@@ -105,37 +115,59 @@ export function toolRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.get(
       '/tools/count',
-      { schema: { tags: ['tools'], summary: 'Count tools', querystring: CountToolsQuery } },
+      { schema: { tags: ['tools'], summary: 'Count tools', querystring: CountToolsQuery, response: { 200: CountResponse, ...errorResponses(422) } } },
       async (request) => services.tools.count(requireContext(request), filterOf(request.query)),
     );
 
     app.post(
       '/tools/',
-      { schema: { tags: ['tools'], summary: 'Create a tool', body: ToolCreateBody } },
+      { schema: { tags: ['tools'], summary: 'Create a tool', body: ToolCreateBody, response: { 200: ToolResponse, ...errorResponses(409, 422) } } },
       async (request) => toolToWire(await services.tools.create(requireContext(request), request.body)),
     );
 
     app.put(
       '/tools/',
-      { schema: { tags: ['tools'], summary: 'Create a tool, or update the tool of the same name', body: ToolCreateBody } },
+      {
+        schema: {
+          tags: ['tools'],
+          summary: 'Create a tool, or update the tool of the same name',
+          body: ToolCreateBody,
+          response: { 200: ToolResponse, ...errorResponses(409, 422) },
+        },
+      },
       async (request) => toolToWire(await services.tools.upsert(requireContext(request), request.body)),
     );
 
     app.get(
       '/tools/:tool_id',
-      { schema: { tags: ['tools'], summary: 'Get a tool', params: ToolParams } },
+      { schema: { tags: ['tools'], summary: 'Get a tool', params: ToolParams, response: { 200: ToolResponse, ...errorResponses(404, 422) } } },
       async (request) => toolToWire(await services.tools.get(requireContext(request), request.params.tool_id)),
     );
 
     app.patch(
       '/tools/:tool_id',
-      { schema: { tags: ['tools'], summary: 'Update a tool', params: ToolParams, body: ToolUpdateBody } },
+      {
+        schema: {
+          tags: ['tools'],
+          summary: 'Update a tool',
+          params: ToolParams,
+          body: ToolUpdateBody,
+          response: { 200: ToolResponse, ...errorResponses(404, 409, 422) },
+        },
+      },
       async (request) => toolToWire(await services.tools.update(requireContext(request), request.params.tool_id, request.body)),
     );
 
     app.delete(
       '/tools/:tool_id',
-      { schema: { tags: ['tools'], summary: 'Delete a tool (detaching it from every agent)', params: ToolParams } },
+      {
+        schema: {
+          tags: ['tools'],
+          summary: 'Delete a tool (detaching it from every agent)',
+          params: ToolParams,
+          response: { 200: NullResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         await services.tools.delete(requireContext(request), request.params.tool_id);
         return null;
@@ -144,25 +176,46 @@ export function toolRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.post(
       '/tools/add-base-tools',
-      { schema: { tags: ['tools'], summary: "Create the organization's built-in tools" } },
+      { schema: { tags: ['tools'], summary: "Create the organization's built-in tools", response: { 200: z.array(ToolResponse) } } },
       async (request) => (await services.tools.addBaseTools(requireContext(request))).map(toolToWire),
     );
 
     app.post(
       '/tools/run',
-      { schema: { tags: ['tools'], summary: 'Run tool source in the sandbox without saving it', body: RunToolBody } },
+      {
+        schema: {
+          tags: ['tools'],
+          summary: 'Run tool source in the sandbox without saving it',
+          body: RunToolBody,
+          response: { 200: ToolRunResponse, ...errorResponses(422) },
+        },
+      },
       async (request) => services.tools.run(requireContext(request), request.body),
     );
 
     app.post(
       '/tools/generate-schema',
-      { schema: { tags: ['tools'], summary: "A Python function's tool JSON schema", body: GenerateSchemaBody } },
+      {
+        schema: {
+          tags: ['tools'],
+          summary: "A Python function's tool JSON schema",
+          body: GenerateSchemaBody,
+          response: { 200: ToolJsonSchemaResponse, ...errorResponses(422) },
+        },
+      },
       async (request) => services.tools.generateSchema(request.body.code, request.body.source_type ?? 'python'),
     );
 
     app.post(
       '/tools/generate-tool',
-      { schema: { tags: ['tools'], summary: 'Ask a model to write a tool (not saved)', body: GenerateToolBody } },
+      {
+        schema: {
+          tags: ['tools'],
+          summary: 'Ask a model to write a tool (not saved)',
+          body: GenerateToolBody,
+          response: { 200: GeneratedToolResponse, ...errorResponses(422) },
+        },
+      },
       async (request) => {
         const generated = await services.toolGenerator.generate(requireContext(request), request.body);
         return { tool: toolToWire(generated.tool), sample_args: generated.sampleArgs, response: generated.response };

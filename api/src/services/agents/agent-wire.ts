@@ -4,11 +4,16 @@ import { fileViewLimitsOf, type StoredMessage } from '@engram/core';
 import type { Block, FileAgent, Tool } from '@engram/db';
 import type { AgentSecret, AgentView } from './agent-views.js';
 import type { ContextWindowOverview } from './context-window-service.js';
+import type { AgentWire, ContextWindowWire, FileBlockWire, MemoryWire } from '../../routes/v1/agents/agent-schema.js';
+import type { BlockWire } from '../../routes/v1/blocks-schema.js';
+import type { EmbeddingConfigWire, LlmConfigWire } from '../../routes/v1/models-schema.js';
+import type { InternalMessageWire } from '../../routes/v1/shared/internal-message-schema.js';
+import type { ToolWire } from '../../routes/v1/tools-schema.js';
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 
 /** The wire `Block` of the public API. */
-export function blockToWire(block: Block) {
+export function blockToWire(block: Block): BlockWire {
   return {
     id: block.id,
     label: block.label,
@@ -33,10 +38,11 @@ export function blockToWire(block: Block) {
 }
 
 /** The wire `Tool` of the public API (note `metadata_`, with the underscore). */
-export function toolToWire(tool: Tool) {
+export function toolToWire(tool: Tool): ToolWire {
   return {
     id: tool.id,
-    tool_type: tool.toolType,
+    // The column holds only the tool types the services write (TOOL_TYPES).
+    tool_type: tool.toolType as ToolWire['tool_type'],
     name: tool.name,
     description: tool.description,
     source_type: tool.sourceType,
@@ -61,7 +67,7 @@ export function toolToWire(tool: Tool) {
  * window as the value (empty while closed) and the per-file window as the limit. It has no row in `blocks`, so
  * the block-only fields take a block's defaults.
  */
-export function fileBlockToWire(file: FileAgent, perFileViewWindowCharLimit: number) {
+export function fileBlockToWire(file: FileAgent, perFileViewWindowCharLimit: number): FileBlockWire {
   return {
     // The `files_agents` row's id: stable across reads, where the reference server makes up a new one each time.
     id: file.id,
@@ -100,10 +106,10 @@ function fileLimitsOf(agent: AgentView['agent']) {
 }
 
 /** The deprecated `memory` of an agent: its blocks, and its files as file blocks. */
-export function memoryToWire(view: AgentView) {
+export function memoryToWire(view: AgentView): MemoryWire {
   const { perFileViewWindowCharLimit } = fileLimitsOf(view.agent);
   return {
-    agent_type: view.agent.agentType,
+    agent_type: agentTypeOf(view.agent),
     blocks: view.blocks.map(blockToWire),
     file_blocks: view.files.map((file) => fileBlockToWire(file, perFileViewWindowCharLimit)),
     git_enabled: false,
@@ -111,12 +117,15 @@ export function memoryToWire(view: AgentView) {
   };
 }
 
+/** The column holds only the agent types create and import accept (AGENT_TYPES). */
+const agentTypeOf = (agent: AgentView['agent']) => agent.agentType as AgentWire['agent_type'];
+
 function secretToWire(agentId: string, secret: AgentSecret) {
   return { agent_id: agentId, key: secret.key, value: secret.value, description: secret.description };
 }
 
 /** The wire `AgentState`: relationship fields not asked for with `include` are empty, as for 1.0 clients. */
-export function agentToWire(view: AgentView) {
+export function agentToWire(view: AgentView): AgentWire {
   const { agent, included } = view;
   const fileLimits = fileLimitsOf(agent);
   const secrets = view.secrets.map((secret) => secretToWire(agent.id, secret));
@@ -124,14 +133,15 @@ export function agentToWire(view: AgentView) {
     id: agent.id,
     name: agent.name,
     system: agent.system,
-    agent_type: agent.agentType,
+    agent_type: agentTypeOf(agent),
     description: agent.description,
     metadata: agent.metadata,
-    llm_config: agent.llmConfig,
-    embedding_config: agent.embeddingConfig,
+    // The configs, response format, rules and stop reason were checked against these same shapes when written.
+    llm_config: agent.llmConfig as LlmConfigWire,
+    embedding_config: agent.embeddingConfig as EmbeddingConfigWire | null,
     model: agent.llmConfig.handle ?? null,
     embedding: agent.embeddingConfig?.handle ?? null,
-    response_format: agent.responseFormat,
+    response_format: agent.responseFormat as AgentWire['response_format'],
     memory: memoryToWire(view),
     blocks: view.blocks.map(blockToWire),
     tools: view.tools.map(toolToWire),
@@ -141,7 +151,7 @@ export function agentToWire(view: AgentView) {
     identity_ids: view.identityIds,
     managed_group: null,
     multi_agent_group: null,
-    tool_rules: agent.toolRules,
+    tool_rules: agent.toolRules as AgentWire['tool_rules'],
     message_ids: agent.messageIds,
     message_buffer_autoclear: agent.messageBufferAutoclear,
     enable_sleeptime: false,
@@ -153,7 +163,7 @@ export function agentToWire(view: AgentView) {
     entity_id: null,
     last_run_completion: iso(agent.lastRunCompletion),
     last_run_duration_ms: agent.lastRunDurationMs === null ? null : Number(agent.lastRunDurationMs),
-    last_stop_reason: agent.lastStopReason,
+    last_stop_reason: agent.lastStopReason as AgentWire['last_stop_reason'],
     timezone: agent.timezone,
     max_files_open: fileLimits.maxFilesOpen,
     per_file_view_window_char_limit: fileLimits.perFileViewWindowCharLimit,
@@ -167,7 +177,7 @@ export function agentToWire(view: AgentView) {
 }
 
 /** A stored message in the internal `Message` shape the context view lists. */
-function contextMessageToWire(message: StoredMessage) {
+function contextMessageToWire(message: StoredMessage): InternalMessageWire {
   return {
     id: message.id,
     agent_id: message.agentId,
@@ -188,7 +198,7 @@ function contextMessageToWire(message: StoredMessage) {
   };
 }
 
-export function contextWindowToWire(overview: ContextWindowOverview) {
+export function contextWindowToWire(overview: ContextWindowOverview): ContextWindowWire {
   return {
     context_window_size_max: overview.contextWindowSizeMax,
     context_window_size_current: overview.contextWindowSizeCurrent,

@@ -1,20 +1,31 @@
 import type { Archive, Message, Passage } from '@engram/db';
 import { decodeEmbedding, isoInTimezone, type RankedPassage } from '@engram/integrations/archival';
 import type { RankedMessage } from './message-search-service.js';
+import type {
+  ArchivalSearchWire,
+  ArchiveWire,
+  MessageListResultWire,
+  MessageSearchResultWire,
+  PassageSearchResultWire,
+  PassageWire,
+} from '../../routes/v1/archives-schema.js';
+import type { EmbeddingConfigWire } from '../../routes/v1/models-schema.js';
+import type { InternalMessageWire } from '../../routes/v1/shared/internal-message-schema.js';
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 
 /** The wire `Archive`. */
-export function archiveToWire(archive: Archive) {
+export function archiveToWire(archive: Archive): ArchiveWire {
   return {
     id: archive.id,
     name: archive.name,
     description: archive.description,
     organization_id: archive.organizationId,
     vector_db_provider: archive.vectorDbProvider,
-    embedding_config: archive.embeddingConfig,
+    // Checked against the same shape when the archive was created.
+    embedding_config: archive.embeddingConfig as EmbeddingConfigWire,
     metadata: archive.metadata,
-    created_at: iso(archive.createdAt),
+    created_at: archive.createdAt.toISOString(),
     updated_at: iso(archive.updatedAt),
     created_by_id: archive.createdById,
     last_updated_by_id: archive.lastUpdatedById,
@@ -22,12 +33,12 @@ export function archiveToWire(archive: Archive) {
 }
 
 /** The wire `Passage`; `embedding` is the stored unit vector at its own dimension (the reference pads to 4096). */
-export function passageToWire(passage: Passage) {
+export function passageToWire(passage: Passage): PassageWire {
   return {
     id: passage.id,
     text: passage.text,
     embedding: passage.embedding ? Array.from(decodeEmbedding(passage.embedding)) : null,
-    embedding_config: passage.embeddingConfig,
+    embedding_config: passage.embeddingConfig as EmbeddingConfigWire | null,
     organization_id: passage.organizationId,
     archive_id: passage.archiveId,
     source_id: passage.sourceId,
@@ -44,7 +55,7 @@ export function passageToWire(passage: Passage) {
 }
 
 /** `GET /agents/{id}/archival-memory/search`: the archival entry view, with times in the agent's timezone. */
-export function archivalSearchToWire(ranked: RankedPassage[], timezone: string) {
+export function archivalSearchToWire(ranked: RankedPassage[], timezone: string): ArchivalSearchWire {
   return {
     results: ranked.map(({ passage }) => ({
       id: passage.id,
@@ -57,7 +68,7 @@ export function archivalSearchToWire(ranked: RankedPassage[], timezone: string) 
 }
 
 /** `POST /passages/search`: the passage with its fused score; the ranks behind it go in `metadata`. */
-export function passageSearchResultToWire(item: RankedPassage) {
+export function passageSearchResultToWire(item: RankedPassage): PassageSearchResultWire {
   return {
     passage: passageToWire(item.passage),
     score: item.rrfScore,
@@ -66,7 +77,7 @@ export function passageSearchResultToWire(item: RankedPassage) {
 }
 
 /** A stored message in the internal `Message` shape (`InternalMessage` in the client). */
-function internalMessageToWire(message: Message) {
+function internalMessageToWire(message: Message): InternalMessageWire {
   return {
     id: message.id,
     agent_id: message.agentId,
@@ -94,7 +105,7 @@ function internalMessageToWire(message: Message) {
 }
 
 /** `POST /agents/messages/search`: the reference server's `MessageSearchResult`. */
-export function messageSearchResultToWire(item: RankedMessage) {
+export function messageSearchResultToWire(item: RankedMessage): MessageSearchResultWire {
   return {
     embedded_text: item.text,
     message: internalMessageToWire(item.message),
@@ -111,7 +122,7 @@ const LIST_RESULT_TYPES: Partial<Record<Message['role'], 'system_message' | 'use
 };
 
 /** `POST /messages/search` (client 1.x): the message as a list result with its agent; roles without a text view are left out. */
-export function messageListResultToWire(item: RankedMessage) {
+export function messageListResultToWire(item: RankedMessage): MessageListResultWire[] {
   const messageType = LIST_RESULT_TYPES[item.message.role];
   if (!messageType) return [];
   return [
@@ -120,7 +131,7 @@ export function messageListResultToWire(item: RankedMessage) {
       message_id: item.message.id,
       agent_id: item.message.agentId,
       conversation_id: null,
-      created_at: iso(item.message.createdAt),
+      created_at: item.message.createdAt.toISOString(),
       content: item.text,
     },
   ];

@@ -1,18 +1,21 @@
 import type { Source, SourceFile } from '@engram/db';
 import { withoutFolderPrefix } from './file-names.js';
 import type { AgentFileView, FolderStats } from './types.js';
+import type { AgentFileWire, FileMetadataWire, FolderStatsWire, FolderWire, SourceWire } from '../../routes/v1/folders-schema.js';
+import type { EmbeddingConfigWire } from '../../routes/v1/models-schema.js';
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 
 /** The wire `Folder`. */
-export function folderToWire(folder: Source) {
+export function folderToWire(folder: Source): FolderWire {
   return {
     id: folder.id,
     name: folder.name,
     description: folder.description,
     instructions: folder.instructions,
     metadata: folder.metadata,
-    embedding_config: folder.embeddingConfig,
+    // Checked against the same shape when the folder was created.
+    embedding_config: folder.embeddingConfig as EmbeddingConfigWire,
     organization_id: folder.organizationId,
     created_at: iso(folder.createdAt),
     updated_at: iso(folder.updatedAt),
@@ -22,7 +25,7 @@ export function folderToWire(folder: Source) {
 }
 
 /** The wire `Source` of the deprecated `/sources` routes: a folder that also names its vector store. */
-export function sourceToWire(source: Source) {
+export function sourceToWire(source: Source): SourceWire {
   return { ...folderToWire(source), vector_db_provider: source.vectorDbProvider };
 }
 
@@ -34,7 +37,7 @@ export type FileWireOptions = {
 };
 
 /** The wire `FileMetadata`. */
-export function fileToWire(file: SourceFile, options: FileWireOptions = {}) {
+export function fileToWire(file: SourceFile, options: FileWireOptions = {}): FileMetadataWire {
   return {
     id: file.id,
     source_id: file.sourceId,
@@ -58,7 +61,7 @@ export function fileToWire(file: SourceFile, options: FileWireOptions = {}) {
 
 /** One folder's share of `GET /folders/metadata`. */
 /** The wire `OrganizationSourcesStats`: totals always, the per-folder breakdown only when asked for. */
-export function folderStatsToWire(stats: FolderStats[], detailed: boolean) {
+export function folderStatsToWire(stats: FolderStats[], detailed: boolean): FolderStatsWire {
   return {
     total_sources: stats.length,
     total_files: stats.reduce((sum, folder) => sum + folder.fileCount, 0),
@@ -76,7 +79,7 @@ export function folderStatsToWire(stats: FolderStats[], detailed: boolean) {
 }
 
 /** An item of `GET /agents/{id}/files`. */
-export function agentFileToWire(file: AgentFileView) {
+export function agentFileToWire(file: AgentFileView): AgentFileWire {
   return {
     id: file.id,
     file_id: file.fileId,

@@ -1,7 +1,8 @@
+import type { IdentityWire } from '../../routes/v1/identities-schema.js';
 import type { IdentityView } from './identity-views.js';
 
 /** The wire `Identity` of the public API. */
-export function identityToWire(view: IdentityView) {
+export function identityToWire(view: IdentityView): IdentityWire {
   const { identity } = view;
   return {
     id: identity.id,

@@ -1,13 +1,16 @@
 import { maskSecret, type McpServer } from '@engram/db';
 import type { McpTool, McpServerSecrets, McpToolHealth } from '@engram/integrations/mcp';
+import type { LegacyMcpServerConfigWire, McpServerWire, McpToolWire } from '../../routes/v1/mcp-servers-schema.js';
 
 const maskValues = (values: Record<string, string>) => Object.fromEntries(Object.entries(values).map(([key, value]) => [key, maskSecret(value)]));
 
-/** A server's configuration fields as both families show them; every credential is masked. */
-function configFields(server: McpServer, secrets: McpServerSecrets) {
-  if (server.serverType === 'stdio') {
-    return { command: server.command ?? '', args: server.args, env: server.envEnc === null ? null : maskValues(secrets.env) };
-  }
+/** A stdio server's configuration as both families show it; the environment's values are masked. */
+function stdioFields(server: McpServer, secrets: McpServerSecrets) {
+  return { command: server.command ?? '', args: server.args, env: server.envEnc === null ? null : maskValues(secrets.env) };
+}
+
+/** A remote server's configuration as both families show it; the token and header values are masked. */
+function remoteFields(server: McpServer, secrets: McpServerSecrets) {
   return {
     server_url: server.serverUrl ?? '',
     auth_header: server.authHeader,
@@ -17,17 +20,20 @@ function configFields(server: McpServer, secrets: McpServerSecrets) {
 }
 
 /** `StdioMcpServer | SseMcpServer | StreamableHTTPMcpServer` of `/v1/mcp-servers`. */
-export function mcpServerToWire(server: McpServer, secrets: McpServerSecrets) {
-  return { id: server.id, server_name: server.serverName, mcp_server_type: server.serverType, ...configFields(server, secrets) };
+export function mcpServerToWire(server: McpServer, secrets: McpServerSecrets): McpServerWire {
+  const named = { id: server.id, server_name: server.serverName };
+  if (server.serverType === 'stdio') return { ...named, mcp_server_type: 'stdio', ...stdioFields(server, secrets) };
+  return { ...named, mcp_server_type: server.serverType, ...remoteFields(server, secrets) };
 }
 
 /** `StdioServerConfig | SSEServerConfig | StreamableHTTPServerConfig` of `/v1/tools/mcp/servers`. */
-export function mcpServerToLegacyConfig(server: McpServer, secrets: McpServerSecrets) {
-  return { server_name: server.serverName, type: server.serverType, ...configFields(server, secrets) };
+export function mcpServerToLegacyConfig(server: McpServer, secrets: McpServerSecrets): LegacyMcpServerConfigWire {
+  if (server.serverType === 'stdio') return { server_name: server.serverName, type: 'stdio', ...stdioFields(server, secrets) };
+  return { server_name: server.serverName, type: server.serverType, ...remoteFields(server, secrets) };
 }
 
 /** `MCPTool`: a tool as its server describes it, with the health of its schema. */
-export function mcpToolToWire(tool: McpTool, health: McpToolHealth) {
+export function mcpToolToWire(tool: McpTool, health: McpToolHealth): McpToolWire {
   return {
     name: tool.name,
     title: tool.title ?? null,

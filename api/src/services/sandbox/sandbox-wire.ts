@@ -1,8 +1,9 @@
 import { maskSecret, type SandboxConfig } from '@engram/db';
 import type { SandboxVariableView } from './sandbox-config-service.js';
+import type { SandboxConfigWire, SandboxVariableWire } from '../../routes/v1/sandbox-config-schema.js';
 
 /** The wire `SandboxConfig`. */
-export function sandboxConfigToWire(config: SandboxConfig) {
+export function sandboxConfigToWire(config: SandboxConfig): SandboxConfigWire {
   return {
     id: config.id,
     type: config.type,
@@ -16,7 +17,7 @@ export function sandboxConfigToWire(config: SandboxConfig) {
 }
 
 /** The wire `SandboxEnvironmentVariable`: the value only ever masked, the sealed form never. */
-export function sandboxVariableToWire({ variable, value }: SandboxVariableView) {
+export function sandboxVariableToWire({ variable, value }: SandboxVariableView): SandboxVariableWire {
   return {
     id: variable.id,
     key: variable.key,

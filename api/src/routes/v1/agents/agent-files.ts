@@ -6,6 +6,11 @@ import type { AppServices } from '../../../services/index.js';
 import { EnvironmentVariableName, EnvironmentVariableValue } from '../../../services/sandbox/sandbox-settings.js';
 import { AgentParams } from './agents.js';
 import { queryBoolean } from '../../shared/query.js';
+import { errorResponses } from '../shared/error-responses.js';
+import { AgentFileResponse, ImportedAgentsResponse } from './agent-file-schema.js';
+
+/** Agent files are for people to read too, so the export is indented (its own serializer, past the response schema's). */
+const indentedJson = (document: unknown) => JSON.stringify(document, null, 2);
 
 /** Agent files with long histories are large, but an upload is read into memory whole. */
 const MAX_AGENT_FILE_BYTES = 32 * 1024 * 1024;
@@ -76,7 +81,15 @@ export function agentFileRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.get(
       '/agents/:agent_id/export',
-      { schema: { tags: ['agents'], summary: 'Export an agent as an agent file', params: AgentParams, querystring: ExportQuery } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: 'Export an agent as an agent file',
+          params: AgentParams,
+          querystring: ExportQuery,
+          response: { 200: AgentFileResponse, ...errorResponses(400, 404, 422) },
+        },
+      },
       async (request, reply) => {
         const { query } = request;
         const document = await services.agentFiles.exportAgent(requireContext(request), request.params.agent_id, {
@@ -84,7 +97,7 @@ export function agentFileRoutes(services: AppServices): FastifyPluginAsyncZod {
           conversationId: query.conversation_id,
           legacyFormat: query.use_legacy_format,
         });
-        return reply.type('application/json; charset=utf-8').send(JSON.stringify(document, null, 2));
+        return reply.type('application/json; charset=utf-8').serializer(indentedJson).send(document);
       },
     );
 
@@ -97,6 +110,7 @@ export function agentFileRoutes(services: AppServices): FastifyPluginAsyncZod {
           consumes: ['multipart/form-data'],
           body: ImportBody,
           headers: ImportHeaders,
+          response: { 200: ImportedAgentsResponse, ...errorResponses(409, 422) },
         },
       },
       async (request) => {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { STOP_REASONS } from '@engram/core';
 import { requireContext } from '../../../http/auth.js';
 import type { AppServices } from '../../../services/index.js';
 import { AGENT_INCLUDES } from '../../../services/agents/agent-views.js';
@@ -16,6 +17,9 @@ import {
 } from './schemas.js';
 import { pageQuery } from '../../shared/paging.js';
 import { queryBoolean, queryList } from '../../shared/query.js';
+import { CountResponse, ConfirmationResponse } from '../shared/common-responses.js';
+import { errorResponses } from '../shared/error-responses.js';
+import { AgentResponse } from './agent-schema.js';
 
 export const AgentParams = z.object({ agent_id: z.string() });
 
@@ -119,7 +123,7 @@ const UpdateAgentBody = z.object({
   response_format: ResponseFormatSchema.nullish(),
   last_run_completion: z.iso.datetime({ offset: true }).nullish(),
   last_run_duration_ms: z.number().int().min(0).nullish(),
-  last_stop_reason: z.string().nullish(),
+  last_stop_reason: z.enum(STOP_REASONS).nullish(),
 });
 
 export const IncludeQuery = { include: queryList(z.enum(AGENT_INCLUDES)) };
@@ -169,13 +173,27 @@ export function agentCrudRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/agents/',
-      { schema: { tags: ['agents'], summary: 'Create an agent', body: CreateAgentBody } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: 'Create an agent',
+          body: CreateAgentBody,
+          response: { 200: AgentResponse, ...errorResponses(404, 409, 422) },
+        },
+      },
       async (request) => agentToWire(await services.agents.create(requireContext(request), request.body)),
     );
 
     app.get(
       '/agents/',
-      { schema: { tags: ['agents'], summary: 'List agents', querystring: ListAgentsQuery } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: 'List agents',
+          querystring: ListAgentsQuery,
+          response: { 200: z.array(AgentResponse), ...errorResponses(422) },
+        },
+      },
       async (request) => {
         const { query } = request;
         const order = query.order ?? (query.ascending ? 'asc' : 'desc');
@@ -192,26 +210,56 @@ export function agentCrudRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.get(
       '/agents/count',
-      { schema: { tags: ['agents'], summary: 'Count agents', querystring: CountAgentsQuery } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: 'Count agents',
+          querystring: CountAgentsQuery,
+          response: { 200: CountResponse, ...errorResponses(422) },
+        },
+      },
       async (request) => services.agents.count(requireContext(request), agentFilter(request.query)),
     );
 
     app.get(
       '/agents/:agent_id',
-      { schema: { tags: ['agents'], summary: 'Get an agent', params: AgentParams, querystring: z.object(IncludeQuery) } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: 'Get an agent',
+          params: AgentParams,
+          querystring: z.object(IncludeQuery),
+          response: { 200: AgentResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) =>
         agentToWire(await services.agents.get(requireContext(request), request.params.agent_id, new Set(request.query.include ?? []))),
     );
 
     app.patch(
       '/agents/:agent_id',
-      { schema: { tags: ['agents'], summary: 'Update an agent', params: AgentParams, body: UpdateAgentBody } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: 'Update an agent',
+          params: AgentParams,
+          body: UpdateAgentBody,
+          response: { 200: AgentResponse, ...errorResponses(404, 409, 422) },
+        },
+      },
       async (request) => agentToWire(await services.agents.update(requireContext(request), request.params.agent_id, request.body)),
     );
 
     app.delete(
       '/agents/:agent_id',
-      { schema: { tags: ['agents'], summary: 'Delete an agent with its history', params: AgentParams } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: 'Delete an agent with its history',
+          params: AgentParams,
+          response: { 200: ConfirmationResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         await services.agents.delete(requireContext(request), request.params.agent_id);
         return { message: `Agent id=${request.params.agent_id} successfully deleted` };

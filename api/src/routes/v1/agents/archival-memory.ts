@@ -6,6 +6,9 @@ import { archivalSearchToWire, passageToWire } from '../../../services/archival/
 import { PassageBody } from '../archives.js';
 import { AgentParams } from './agents.js';
 import { queryBoolean, queryList } from '../../shared/query.js';
+import { ArchivalSearchResponse, PassageResponse } from '../archives-schema.js';
+import { ConfirmationResponse, NullResponse } from '../shared/common-responses.js';
+import { errorResponses } from '../shared/error-responses.js';
 
 const AgentArchiveParams = AgentParams.extend({ archive_id: z.string() });
 const MemoryParams = AgentParams.extend({ memory_id: z.string() });
@@ -33,13 +36,29 @@ export function archivalMemoryRoutes(services: AppServices): FastifyPluginAsyncZ
   return async (app) => {
     app.get(
       '/agents/:agent_id/archival-memory',
-      { schema: { tags: ['agents'], summary: "List an agent's archival memory", params: AgentParams, querystring: ListArchivalQuery } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: "List an agent's archival memory",
+          params: AgentParams,
+          querystring: ListArchivalQuery,
+          response: { 200: z.array(PassageResponse), ...errorResponses(404, 422) },
+        },
+      },
       async (request) => (await archivalMemory.list(requireContext(request), request.params.agent_id, request.query)).map(passageToWire),
     );
 
     app.post(
       '/agents/:agent_id/archival-memory',
-      { schema: { tags: ['agents'], summary: "Insert one memory into an agent's archival memory", params: AgentParams, body: PassageBody } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: "Insert one memory into an agent's archival memory",
+          params: AgentParams,
+          body: PassageBody,
+          response: { 200: z.array(PassageResponse), ...errorResponses(404, 422) },
+        },
+      },
       async (request) => (await archivalMemory.insert(requireContext(request), request.params.agent_id, request.body)).map(passageToWire),
     );
 
@@ -51,6 +70,7 @@ export function archivalMemoryRoutes(services: AppServices): FastifyPluginAsyncZ
           summary: "Search an agent's archival memory by meaning and words (hybrid)",
           params: AgentParams,
           querystring: SearchArchivalQuery,
+          response: { 200: ArchivalSearchResponse, ...errorResponses(404, 422) },
         },
       },
       async (request) => {
@@ -61,7 +81,14 @@ export function archivalMemoryRoutes(services: AppServices): FastifyPluginAsyncZ
 
     app.delete(
       '/agents/:agent_id/archival-memory/:memory_id',
-      { schema: { tags: ['agents'], summary: "Delete a memory from an agent's archival memory", params: MemoryParams } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: "Delete a memory from an agent's archival memory",
+          params: MemoryParams,
+          response: { 200: ConfirmationResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const { agent_id: agentId, memory_id: memoryId } = request.params;
         await archivalMemory.delete(requireContext(request), agentId, memoryId);
@@ -71,7 +98,14 @@ export function archivalMemoryRoutes(services: AppServices): FastifyPluginAsyncZ
 
     app.patch(
       '/agents/:agent_id/archives/attach/:archive_id',
-      { schema: { tags: ['agents'], summary: 'Attach an archive to an agent', params: AgentArchiveParams } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: 'Attach an archive to an agent',
+          params: AgentArchiveParams,
+          response: { 200: NullResponse, ...errorResponses(404, 409, 422) },
+        },
+      },
       async (request) => {
         await archives.attach(requireContext(request), request.params.agent_id, request.params.archive_id);
         return null;
@@ -80,7 +114,14 @@ export function archivalMemoryRoutes(services: AppServices): FastifyPluginAsyncZ
 
     app.patch(
       '/agents/:agent_id/archives/detach/:archive_id',
-      { schema: { tags: ['agents'], summary: 'Detach an archive from an agent (its passages stay in the archive)', params: AgentArchiveParams } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: 'Detach an archive from an agent (its passages stay in the archive)',
+          params: AgentArchiveParams,
+          response: { 200: NullResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         await archives.detach(requireContext(request), request.params.agent_id, request.params.archive_id);
         return null;

@@ -7,6 +7,9 @@ import { AgentParams } from './agents.js';
 import type { AgentInclude } from '../../../services/agents/agent-views.js';
 import { Metadata } from './schemas.js';
 import { pageOf, pageQuery } from '../../shared/paging.js';
+import { BlockResponse } from '../blocks-schema.js';
+import { errorResponses } from '../shared/error-responses.js';
+import { AgentResponse, MemoryResponse } from './agent-schema.js';
 
 /** Blocks and, with them, the agent's files (its file blocks). */
 const BLOCKS_ONLY: ReadonlySet<AgentInclude> = new Set(['agent.blocks']);
@@ -31,7 +34,14 @@ export function coreMemoryRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/agents/:agent_id/core-memory',
-      { schema: { tags: ['agents'], summary: "An agent's core memory", params: AgentParams } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: "An agent's core memory",
+          params: AgentParams,
+          response: { 200: MemoryResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const ctx = requireContext(request);
         const view = await services.agents.get(ctx, request.params.agent_id, BLOCKS_ONLY);
@@ -41,7 +51,15 @@ export function coreMemoryRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.get(
       '/agents/:agent_id/core-memory/blocks/',
-      { schema: { tags: ['agents'], summary: "An agent's memory blocks", params: AgentParams, querystring: z.object(pageQuery(100)) } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: "An agent's memory blocks",
+          params: AgentParams,
+          querystring: z.object(pageQuery(100)),
+          response: { 200: z.array(BlockResponse), ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const { query } = request;
         const blocks = await services.coreMemory.listBlocks(requireContext(request), request.params.agent_id, pageOf(query, 'asc'));
@@ -51,14 +69,29 @@ export function coreMemoryRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.get(
       '/agents/:agent_id/core-memory/blocks/:block_label',
-      { schema: { tags: ['agents'], summary: 'A memory block of an agent, by label', params: BlockLabelParams } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: 'A memory block of an agent, by label',
+          params: BlockLabelParams,
+          response: { 200: BlockResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) =>
         blockToWire(await services.coreMemory.getBlock(requireContext(request), request.params.agent_id, request.params.block_label)),
     );
 
     app.patch(
       '/agents/:agent_id/core-memory/blocks/:block_label',
-      { schema: { tags: ['agents'], summary: 'Edit a memory block of an agent, by label', params: BlockLabelParams, body: BlockUpdateBody } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: 'Edit a memory block of an agent, by label',
+          params: BlockLabelParams,
+          body: BlockUpdateBody,
+          response: { 200: BlockResponse, ...errorResponses(404, 409, 422) },
+        },
+      },
       async (request) => {
         const { agent_id: agentId, block_label: label } = request.params;
         return blockToWire(await services.coreMemory.updateBlock(requireContext(request), agentId, label, request.body));
@@ -67,14 +100,28 @@ export function coreMemoryRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.patch(
       '/agents/:agent_id/core-memory/blocks/attach/:block_id',
-      { schema: { tags: ['agents'], summary: 'Attach a block to an agent', params: BlockIdParams } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: 'Attach a block to an agent',
+          params: BlockIdParams,
+          response: { 200: AgentResponse, ...errorResponses(404, 409, 422) },
+        },
+      },
       async (request) =>
         agentToWire(await services.coreMemory.attachBlock(requireContext(request), request.params.agent_id, request.params.block_id)),
     );
 
     app.patch(
       '/agents/:agent_id/core-memory/blocks/detach/:block_id',
-      { schema: { tags: ['agents'], summary: 'Detach a block from an agent', params: BlockIdParams } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: 'Detach a block from an agent',
+          params: BlockIdParams,
+          response: { 200: AgentResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) =>
         agentToWire(await services.coreMemory.detachBlock(requireContext(request), request.params.agent_id, request.params.block_id)),
     );

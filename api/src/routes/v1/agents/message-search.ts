@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { requireContext } from '../../../http/auth.js';
 import type { AppServices } from '../../../services/index.js';
 import { messageListResultToWire, messageSearchResultToWire } from '../../../services/archival/archival-wire.js';
+import { MessageListResultResponse, MessageSearchResultResponse } from '../archives-schema.js';
+import { errorResponses } from '../shared/error-responses.js';
 
 const searchFields = {
   query: z.string().min(1),
@@ -37,6 +39,7 @@ export function messageSearchRoutes(services: AppServices): FastifyPluginAsyncZo
           tags: ['messages'],
           summary: "Search the organization's messages by words (fts), meaning (vector) or both (hybrid, the default)",
           body: AgentMessageSearchBody,
+          response: { 200: z.array(MessageSearchResultResponse), ...errorResponses(422) },
         },
       },
       async (request) => {
@@ -56,7 +59,14 @@ export function messageSearchRoutes(services: AppServices): FastifyPluginAsyncZo
 
     app.post(
       '/messages/search',
-      { schema: { tags: ['messages'], summary: "Search the organization's messages (the 1.x client's shape)", body: MessageSearchBody } },
+      {
+        schema: {
+          tags: ['messages'],
+          summary: "Search the organization's messages (the 1.x client's shape)",
+          body: MessageSearchBody,
+          response: { 200: z.array(MessageListResultResponse), ...errorResponses(422) },
+        },
+      },
       async (request) => {
         const { body } = request;
         const results = await messageSearch.search(requireContext(request), {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { embeddingConfigFields, llmConfigFields, ResponseFormat } from '../models-schema.js';
 
 const toolName = z.string().min(1);
 const promptTemplate = z.string().nullish();
@@ -35,18 +36,17 @@ export const ToolRuleSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('requires_approval'), tool_name: toolName, prompt_template: promptTemplate }),
 ]);
 
-/** The deprecated llm_config input: the three required fields are checked, the rest kept as sent. */
+/** The deprecated llm_config input: the three required fields are checked, the known settings typed, the rest kept as sent. */
 export const LlmConfigSchema = z.looseObject({
+  ...llmConfigFields,
   model: z.string().min(1),
   model_endpoint_type: z.string().min(1),
   context_window: z.number().int().positive(),
-  model_endpoint: z.string().nullish(),
-  handle: z.string().nullish(),
-  temperature: z.number().nullish(),
   max_tokens: z.number().int().positive().nullish(),
 });
 
 export const EmbeddingConfigSchema = z.looseObject({
+  ...embeddingConfigFields,
   embedding_endpoint_type: z.string().min(1),
   embedding_model: z.string().min(1),
   embedding_dim: z.number().int().positive(),
@@ -59,7 +59,8 @@ export const ModelSettingsSchema = z.looseObject({
   parallel_tool_calls: z.boolean().optional(),
 });
 
-export const ResponseFormatSchema = z.looseObject({ type: z.enum(['text', 'json_object', 'json_schema']) });
+/** An agent's response format is stored as given and shown as stored, so both directions share one shape. */
+export const ResponseFormatSchema = ResponseFormat;
 
 export const AGENT_TYPES = ['letta_v1_agent', 'memgpt_v2_agent', 'memgpt_agent', 'react_agent', 'workflow_agent', 'sleeptime_agent'] as const;
 

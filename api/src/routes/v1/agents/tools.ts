@@ -7,6 +7,9 @@ import { toolToWire } from '../../../services/agents/agent-wire.js';
 import { AgentParams } from './agents.js';
 import { pageOf, pageQuery } from '../../shared/paging.js';
 import { queryBoolean } from '../../shared/query.js';
+import { NullResponse } from '../shared/common-responses.js';
+import { errorResponses } from '../shared/error-responses.js';
+import { ToolExecutionResult, ToolResponse } from '../tools-schema.js';
 
 const ToolIdParams = AgentParams.extend({ tool_id: z.string() });
 const ToolNameParams = AgentParams.extend({ tool_name: z.string() });
@@ -27,7 +30,15 @@ export function agentToolRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/agents/:agent_id/tools/',
-      { schema: { tags: ['agents'], summary: "An agent's tools", params: AgentParams, querystring: z.object(pageQuery(10)) } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: "An agent's tools",
+          params: AgentParams,
+          querystring: z.object(pageQuery(10)),
+          response: { 200: z.array(ToolResponse), ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const { query } = request;
         const tools = await services.agentTools.listTools(requireContext(request), request.params.agent_id, pageOf(query, 'desc'));
@@ -37,7 +48,14 @@ export function agentToolRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.patch(
       '/agents/:agent_id/tools/attach/:tool_id',
-      { schema: { tags: ['agents'], summary: 'Attach a tool to an agent', params: ToolIdParams } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: 'Attach a tool to an agent',
+          params: ToolIdParams,
+          response: { 200: NullResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         await services.agentTools.attachTool(requireContext(request), request.params.agent_id, request.params.tool_id);
         return NO_CONTENT_FOR_1_0_CLIENTS;
@@ -46,7 +64,14 @@ export function agentToolRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.patch(
       '/agents/:agent_id/tools/detach/:tool_id',
-      { schema: { tags: ['agents'], summary: 'Detach a tool from an agent', params: ToolIdParams } },
+      {
+        schema: {
+          tags: ['agents'],
+          summary: 'Detach a tool from an agent',
+          params: ToolIdParams,
+          response: { 200: NullResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         await services.agentTools.detachTool(requireContext(request), request.params.agent_id, request.params.tool_id);
         return NO_CONTENT_FOR_1_0_CLIENTS;
@@ -61,6 +86,7 @@ export function agentToolRoutes(services: AppServices): FastifyPluginAsyncZod {
           summary: "Run one of an agent's tools with arguments, as the agent would (outside any turn)",
           params: ToolNameParams,
           body: RunAgentToolBody,
+          response: { 200: ToolExecutionResult, ...errorResponses(404, 422) },
         },
       },
       async (request) => {
@@ -78,6 +104,7 @@ export function agentToolRoutes(services: AppServices): FastifyPluginAsyncZod {
           params: ToolNameParams,
           querystring: ApprovalQuery,
           body: ApprovalBody,
+          response: { 200: NullResponse, ...errorResponses(404, 422) },
         },
       },
       async (request) => {
