@@ -65,16 +65,24 @@ function objectDisagreements(client: Extract<Shape, { kind: 'object' }>, schema:
   return found;
 }
 
-/** Each of our members must agree with one member of the client's union (which one is found by trying). */
+/**
+ * Each of our members must agree with one member of the client's union, found by trying. When none does, the
+ * closest one is reported: a member whose own literal field (its `type`, say) differs is another member, not
+ * a near miss.
+ */
 function unionDisagreements(client: Extract<Shape, { kind: 'union' }>, ours: JsonSchema, resolve: Resolve, at: string): string[] {
   const schema = normalize(ours, resolve);
   const members = schema.kind === 'union' ? schema.members : [stripNull(ours)];
+  const ownLiteral = new RegExp(`^${escapeRegExp(at)}\\.[^.\\[]+: (\\[.*\\] not among|the client knows only)`);
+  const distance = (found: string[]) => found.length + 100 * found.filter((problem) => ownLiteral.test(problem)).length;
   return members.flatMap((member) => {
     const candidates = client.members.map((candidate) => disagreements({ ...candidate, nullable: true }, member, resolve, at));
     if (candidates.some((candidate) => candidate.length === 0)) return [];
-    return candidates.reduce((fewest, candidate) => (candidate.length < fewest.length ? candidate : fewest));
+    return candidates.reduce((closest, candidate) => (distance(candidate) < distance(closest) ? candidate : closest));
   });
 }
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function stripNull(schema: JsonSchema): JsonSchema {
   const { anyOf, oneOf, type, ...rest } = schema;
