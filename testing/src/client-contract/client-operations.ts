@@ -11,7 +11,7 @@ export type Shape = { nullable: boolean } & (
   | { kind: 'string' | 'number' | 'boolean' }
   | { kind: 'enum'; values: Array<string | number | boolean> }
   | { kind: 'array'; item: Shape }
-  | { kind: 'object'; properties: Record<string, { required: boolean; shape: Shape }>; open: boolean }
+  | { kind: 'object'; properties: Record<string, { required: boolean; shape: Shape }> }
   | { kind: 'union'; members: Shape[] }
 );
 
@@ -199,9 +199,8 @@ function describeOne(checker: ts.TypeChecker, type: ts.Type, depth: number): Sha
         shape: describe(checker, checker.getTypeOfSymbolAtLocation(property, declaration), depth + 1),
       };
     }
-    const open = Boolean(checker.getIndexInfosOfType(type).length);
     if (Object.keys(properties).length === 0) return { kind: 'any', nullable: false };
-    return { kind: 'object', properties, open, nullable: false };
+    return { kind: 'object', properties, nullable: false };
   }
   return { kind: 'any', nullable: true };
 }

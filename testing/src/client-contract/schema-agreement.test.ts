@@ -5,7 +5,6 @@ import { disagreements, type JsonSchema } from './schema-agreement.js';
 const string: Shape = { kind: 'string', nullable: false };
 const block: Shape = {
   kind: 'object',
-  open: false,
   nullable: false,
   properties: {
     id: { required: true, shape: string },
@@ -52,7 +51,6 @@ describe('a response schema against the client type', () => {
   it('matches each member we may send to a member of the client union', () => {
     const member = (type: string, extra: Record<string, Shape> = {}): Shape => ({
       kind: 'object',
-      open: false,
       nullable: false,
       properties: { type: { required: false, shape: { kind: 'enum', values: [type], nullable: false } }, ...Object.fromEntries(Object.entries(extra).map(([name, shape]) => [name, { required: true, shape }])) },
     });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** The provider types of the public API (`ProviderType`). */
-export const PROVIDER_TYPES = [
+const PROVIDER_TYPES = [
   'anthropic', 'azure', 'baseten', 'bedrock', 'cerebras', 'chatgpt_oauth', 'deepseek', 'fireworks', 'google_ai',
   'google_vertex', 'groq', 'hugging-face', 'letta', 'lmstudio_openai', 'minimax', 'moonshot', 'moonshot_coding',
   'mistral', 'ollama', 'openai', 'together', 'vllm', 'sglang', 'openrouter', 'xai', 'zai', 'zai_coding',
@@ -11,7 +11,7 @@ export const ProviderType = z.enum(PROVIDER_TYPES);
 
 export const ProviderCategory = z.enum(['base', 'byok']);
 
-export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
 
 /**
  * The three response formats an agent (or an llm_config) may ask of its model. `json_schema` carries the
