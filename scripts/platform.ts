@@ -161,7 +161,8 @@ async function main(): Promise<void> {
   const shutdown = async (code: number) => {
     stopping = true;
     for (const cleanup of cleanups.reverse()) await cleanup().catch((error) => console.error(error));
-    log('stopped.');
+    // A start that failed has said why in its one line; only an asked-for stop is announced.
+    if (code === 0) log('stopped.');
     process.exit(code);
   };
   const onSignal = () => {

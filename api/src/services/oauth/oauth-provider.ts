@@ -1,3 +1,4 @@
+import './quiet-runtime-warning.js';
 import { generateKeyPairSync } from 'node:crypto';
 import Provider, { type AdapterFactory, type JWK, type KoaContextWithOIDC } from 'oidc-provider';
 import { AGENT_ACCESS_SCOPES } from '@engram/db';

@@ -1,3 +1,4 @@
+import './quiet-runtime-warning.js';
 import { createHash } from 'node:crypto';
 import { errors, type Adapter, type AdapterFactory, type AdapterPayload } from 'oidc-provider';
 import { OAuthConnection, OAuthProviderRecord, type Database } from '@engram/db';
