@@ -3,9 +3,13 @@ import { createHealthActivities } from './health/check-database.js';
 import { createAgentRunActivities } from './agent-run/index.js';
 import { createToolActivities } from './tools/index.js';
 import { createFileIngestionActivities } from './files/index.js';
+import { createTemplateMigrationActivities } from './templates/index.js';
+import { createBatchActivities } from './batches/index.js';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
+import type { ActivityTracing } from './agent-run/spans.js';
 
-export type ActivityDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox };
+/** `tracing`: model calls, tool executions and memory edits become spans of their run's trace (none when absent). */
+export type ActivityDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox; tracing?: ActivityTracing };
 
 /** Every activity the worker registers, built from injected dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -14,6 +18,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createAgentRunActivities(deps),
     ...createToolActivities(deps),
     ...createFileIngestionActivities(deps),
+    ...createTemplateMigrationActivities(deps),
+    ...createBatchActivities(deps),
   };
 }
 
@@ -22,5 +28,8 @@ export type Activities = ReturnType<typeof createActivities>;
 // What the worker wiring and the workflows (as types) need; everything shared with the API is in @engram/integrations.
 export type { HealthActivities } from './health/check-database.js';
 export type { AgentRunActivities, AgentRunDeps } from './agent-run/index.js';
+export type { ActivityTracing } from './agent-run/spans.js';
 export type { ToolActivities } from './tools/index.js';
+export type { BatchActivities } from './batches/index.js';
 export { CHUNKS_PER_BATCH, type ChunkBatch, type FileIngestionActivities, type FileRef } from './files/index.js';
+export type { MigrationEnd, MigrationBatchResult, TemplateMigrationActivities } from './templates/index.js';

@@ -12,6 +12,11 @@ import * as firstStartAdmin from './20261125000000_first_start_admin.js';
 import * as clientSideAccessTokens from './20261126000000_client_side_access_tokens.js';
 import * as oauth from './20261126010000_oauth.js';
 import * as runPendingInputs from './20261126100000_run_pending_inputs.js';
+import * as messageBatchesAndSchedules from './20261127160000_message_batches_and_schedules.js';
+import * as platformAdmin from './20261127190000_platform_admin.js';
+import * as billing from './20261127140000_billing.js';
+import * as templates from './20261127210000_templates.js';
+import * as traces from './20261127230000_traces.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -30,4 +35,9 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261126000000_client_side_access_tokens', clientSideAccessTokens],
   ['20261126010000_oauth', oauth],
   ['20261126100000_run_pending_inputs', runPendingInputs],
+  ['20261127160000_message_batches_and_schedules', messageBatchesAndSchedules],
+  ['20261127190000_platform_admin', platformAdmin],
+  ['20261127140000_billing', billing],
+  ['20261127210000_templates', templates],
+  ['20261127230000_traces', traces],
 ];

@@ -20,6 +20,14 @@ export const ID_PREFIXES = {
   source: 'source',
   file: 'file',
   fileAgent: 'file_agent',
+  template: 'template',
+  templateVersion: 'template_version',
+  deployment: 'deployment',
+  blockTemplate: 'block_template',
+  templateMigration: 'template_migration',
+  batch: 'batch',
+  batchItem: 'batch_item',
+  scheduledMessage: 'scheduled_message',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,6 +1,8 @@
 export { createTemporalClient, type TemporalClientOptions } from './client/connection.js';
 export { createAgentRunClient, type AgentRunClient, type EnqueueRun } from './client/agent-runs.js';
 export { createFileIngestionClient, type FileIngestionClient } from './client/file-ingestion.js';
+export { createTemplateMigrationClient, type TemplateMigrationClient } from './client/template-migrations.js';
+export { createMessageBatchClient, type MessageBatchClient } from './client/message-batches.js';
 export { createWorker, type EngramWorker, type EngramWorkerOptions } from './worker.js';
 export { buildWorkflowBundle, writeWorkflowBundle, DEFAULT_BUNDLE_PATH } from './bundle.js';
 export {

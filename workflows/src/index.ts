@@ -2,3 +2,5 @@ export { healthCheckWorkflow } from './health/workflows.js';
 export { agentRunWorkflow } from './agent-run/run-workflow.js';
 export { agentQueueWorkflow } from './agent-run/queue-workflow.js';
 export { fileIngestionWorkflow } from './file-ingestion/workflow.js';
+export { messageBatchWorkflow } from './batch-messages/workflow.js';
+export { templateMigrationWorkflow } from './template-migration/workflow.js';

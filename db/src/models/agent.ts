@@ -35,7 +35,7 @@ export type ToolRule = { type: string; tool_name: string; [key: string]: unknown
 
 export class Agent extends TenantModel {
   static override tableName = 'agents';
-  static override jsonAttributes = ['llmConfig', 'embeddingConfig', 'toolRules', 'metadata', 'responseFormat', 'toolExecEnvironmentVariables'];
+  static override jsonAttributes = ['llmConfig', 'embeddingConfig', 'toolRules', 'metadata', 'responseFormat', 'toolExecEnvironmentVariables', 'memoryVariables'];
   declare id: string;
   declare projectId: string | null;
   declare name: string;
@@ -60,4 +60,10 @@ export class Agent extends TenantModel {
   declare lastStopReason: string | null;
   declare createdById: string | null;
   declare lastUpdatedById: string | null;
+  /** The template (and version, deployment, memory variables) an agent was created from, or null. */
+  declare templateId: string | null;
+  declare baseTemplateId: string | null;
+  declare templateVersionId: string | null;
+  declare deploymentId: string | null;
+  declare memoryVariables: Record<string, string> | null;
 }

@@ -1,5 +1,16 @@
 export { BaseModel, TenantModel, TenantQueryBuilder } from './base-model.js';
 export { Organization, type BillingTier } from './organization.js';
+export {
+  RegisteredModel,
+  InferenceModel,
+  EmbeddingModel,
+  OrganizationModelRateLimit,
+  ContentViolation,
+  WhitelistedEmail,
+  SsoConfiguration,
+  type ModelTier,
+  type StepCost,
+} from './platform-admin.js';
 export { User, ONBOARDING_STEPS, type UserPermission, type OnboardingStep, type OnboardingStatus } from './user.js';
 export { OrganizationMember, type Role } from './organization-member.js';
 export { Session } from './session.js';
@@ -29,6 +40,16 @@ export {
   newOAuthConnectionId,
   type OAuthGrantType,
 } from './oauth.js';
+export {
+  AgentTemplate,
+  AgentTemplateVersion,
+  TemplateDeployment,
+  BlockTemplate,
+  TemplateMigration,
+  TemplateMigrationAgent,
+  type TemplateMigrationStatus,
+  type MigrationAgentStatus,
+} from './agent-template.js';
 export { Agent, type LlmConfig, type EmbeddingConfig, type ToolRule } from './agent.js';
 export { Block, AgentBlock } from './block.js';
 export { Identity, IdentityAgent, IdentityBlock, type IdentityType, type IdentityProperty } from './identity.js';
@@ -58,8 +79,11 @@ export {
 } from './source.js';
 export { Provider } from './provider.js';
 export { Run, RunEvent, type RunStatus, type RunUsage } from './run.js';
+export { MessageBatch, MessageBatchItem, type BatchStatus, type BatchItemStatus } from './message-batch.js';
+export { ScheduledMessage, type MessageSchedule, type ScheduledMessagePayload } from './scheduled-message.js';
 export { Step } from './step.js';
 export { StepTrace } from './step-trace.js';
+export { Trace, TraceSpan } from './trace.js';
 export {
   Message,
   type MessageRole,
@@ -68,3 +92,23 @@ export {
   type StoredToolReturn,
   type StoredApproval,
 } from './message.js';
+export {
+  BillingAccount,
+  CreditTransaction,
+  ModelStepCost,
+  Payment,
+  GiftCode,
+  GiftCodeRedemption,
+  ReferralConfiguration,
+  Referral,
+  newTransactionId,
+  newPaymentId,
+  newGiftCodeId,
+  newRedemptionId,
+  newReferralId,
+  type TransactionType,
+  type TransactionSource,
+  type CreditModelTier,
+  type StepCostEntry,
+  type PaymentKind,
+} from './billing.js';

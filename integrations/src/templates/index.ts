@@ -1,0 +1,1 @@
+export { migrateTemplateAgent, type AgentMigrationOutcome } from './migrate-agent.js';
