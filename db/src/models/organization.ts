@@ -8,4 +8,7 @@ export class Organization extends BaseModel {
   declare name: string;
   declare billingTier: BillingTier;
   declare isAdmin: boolean;
+  /** Set while a platform admin has banned the organization: every credential of it is refused. */
+  declare bannedAt: Date | null;
+  declare enabledCloudAt: Date | null;
 }
