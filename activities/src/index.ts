@@ -5,6 +5,7 @@ import { createToolActivities } from './tools/index.js';
 import { createFileIngestionActivities } from './files/index.js';
 import { createTemplateMigrationActivities } from './templates/index.js';
 import { createBatchActivities } from './batches/index.js';
+import { createScheduleActivities } from './schedules/index.js';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
 import type { ActivityTracing } from './agent-run/spans.js';
 
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createFileIngestionActivities(deps),
     ...createTemplateMigrationActivities(deps),
     ...createBatchActivities(deps),
+    ...createScheduleActivities(deps),
   };
 }
 
@@ -31,5 +33,6 @@ export type { AgentRunActivities, AgentRunDeps } from './agent-run/index.js';
 export type { ActivityTracing } from './agent-run/spans.js';
 export type { ToolActivities } from './tools/index.js';
 export type { BatchActivities } from './batches/index.js';
+export type { ScheduleActivities } from './schedules/index.js';
 export { CHUNKS_PER_BATCH, type ChunkBatch, type FileIngestionActivities, type FileRef } from './files/index.js';
 export type { MigrationEnd, MigrationBatchResult, TemplateMigrationActivities } from './templates/index.js';

@@ -13,6 +13,7 @@ export { newId, isId, idPattern, ID_PREFIXES, type IdKind } from './ids.js';
 export * from './models/index.js';
 export { createSecretBox, maskSecret, type SecretBox } from './secrets.js';
 export { loadAgentSnapshot } from './queries/agent-snapshot.js';
+export { insertQueuedRun, type QueuedRunRecord } from './queries/queued-runs.js';
 export * from './run-channels.js';
 export { toStoredMessage, loadMessagesInOrder } from './queries/messages.js';
 export { recompileSystemMessage } from './queries/system-message.js';

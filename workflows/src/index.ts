@@ -4,3 +4,4 @@ export { agentQueueWorkflow } from './agent-run/queue-workflow.js';
 export { fileIngestionWorkflow } from './file-ingestion/workflow.js';
 export { messageBatchWorkflow } from './batch-messages/workflow.js';
 export { templateMigrationWorkflow } from './template-migration/workflow.js';
+export { scheduledMessageWorkflow } from './scheduled-message/workflow.js';

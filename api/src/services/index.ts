@@ -3,7 +3,8 @@ import type { Client } from '@temporalio/client';
 import { createApiKeyService } from './tenancy/api-keys.js';
 import { createOrganizationService } from './tenancy/organizations.js';
 import { createAccountServices, type AccountServiceOptions } from './accounts/index.js';
-import { createAgentRunClient, createFileIngestionClient } from '@engram/temporal';
+import { createAgentRunClient, createFileIngestionClient, createMessageBatchClient } from '@engram/temporal';
+import { createBatchService } from './batches/batch-service.js';
 import { createMessageService } from './messages/message-service.js';
 import { createMessageHistoryService } from './messages/message-history-service.js';
 import { createCompactContext } from '@engram/integrations/compaction';
@@ -123,6 +124,7 @@ export function createServices(deps: ServiceDeps) {
     agentToolRuns,
     folders,
     agentFolders,
+    batches: createBatchService({ db: deps.db, messageBatches: createMessageBatchClient({ client: deps.temporal, taskQueue: deps.taskQueue }) }),
     clientSideAccessTokens: createClientSideAccessTokenService({ db: deps.db }),
     ...createOAuthServices({ db: deps.db, secrets: deps.secrets, issuer: `${deps.publicUrl ?? DEFAULT_PUBLIC_URL}/oauth` }),
   };

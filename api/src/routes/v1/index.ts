@@ -25,6 +25,7 @@ import { messageSearchRoutes } from './agents/message-search.js';
 import { folderRoutes } from './folders.js';
 import { sourceRoutes } from './sources.js';
 import { clientSideAccessTokenRoutes } from './client-side-access-tokens.js';
+import { messageBatchRoutes } from './messages-batches.js';
 
 /** The `/v1` agent API: every route below is authenticated by API key and scoped to its organization. */
 export type V1Settings = { version: string; pingIntervalMs: number; pollIntervalMs: number; maxUploadBytes: number };
@@ -59,5 +60,6 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     await app.register(folderRoutes(services, deps));
     await app.register(sourceRoutes(services, deps));
     await app.register(clientSideAccessTokenRoutes(services));
+    await app.register(messageBatchRoutes(services));
   };
 }

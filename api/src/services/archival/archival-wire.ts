@@ -77,7 +77,7 @@ export function passageSearchResultToWire(item: RankedPassage): PassageSearchRes
 }
 
 /** A stored message in the internal `Message` shape (`InternalMessage` in the client). */
-function internalMessageToWire(message: Message): InternalMessageWire {
+export function internalMessageToWire(message: Message): InternalMessageWire {
   return {
     id: message.id,
     agent_id: message.agentId,
