@@ -185,3 +185,17 @@ export class ConsoleError extends AppError {
 /** The spec's console errors are mostly `400 {errorCode}`. */
 export const badRequest = (errorCode: string, message: string, extra?: Record<string, unknown>) =>
   new ConsoleError('bad_request', errorCode, message, extra);
+
+/**
+ * A tier limit or the credit balance refuses the request (spec 000 §8, 001 §8): on the console API a 400 with
+ * the spec's code (`usageLimit`, `maxUsage`, …) and the limit; on `/v1` a 402 `{message, limit}`.
+ */
+export class TierLimitError extends ConsoleError {
+  constructor(
+    errorCode: string,
+    message: string,
+    readonly limit: number,
+  ) {
+    super('bad_request', errorCode, message, { limit });
+  }
+}

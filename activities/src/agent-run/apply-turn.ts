@@ -11,7 +11,7 @@ import {
   type StoredMessage,
   type ToolRuleState,
 } from '@engram/core';
-import { Agent, Message, recompileSystemMessage, Run, Step, toStoredMessage, type Database } from '@engram/db';
+import { Agent, meterStep, Message, recompileSystemMessage, Run, Step, toStoredMessage, type Database } from '@engram/db';
 import type { CallModelResult } from './call-model.js';
 import { loadRunContext, type RunContext } from './context.js';
 import { executeBaseTool, isBaseTool } from './base-tools.js';
@@ -236,6 +236,17 @@ export function createApplyModelTurn(deps: { db: Database }) {
         status: 'success',
         llmRequestNs: turn.llmRequestNs,
       } as unknown as Step);
+      await meterStep(trx, {
+        organizationId: input.organizationId,
+        stepId: input.stepId,
+        agentId: run.agentId,
+        runId: run.id,
+        model: turn.model,
+        modelHandle: snapshot.llmConfig.handle ?? null,
+        contextWindow: snapshot.llmConfig.context_window,
+        promptTokens: turn.usage.prompt_tokens,
+        completionTokens: turn.usage.completion_tokens,
+      });
       if (input.stepIndex === 0 && run.ttftNs === null) {
         await Run.query(trx).forOrg(input.organizationId).findById(run.id).patch({ ttftNs: turn.llmRequestNs });
       }

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, ConsoleError, UnprocessableError, type ErrorKind } from '../errors.js';
+import { AppError, ConsoleError, TierLimitError, UnprocessableError, type ErrorKind } from '../errors.js';
 
 /** The one table from domain error kinds to HTTP statuses. */
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
@@ -89,6 +89,7 @@ function sendConsoleError(error: FastifyError, request: FastifyRequest, reply: F
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (isConsoleRequest(request)) return sendConsoleError(error, request, reply);
+    if (error instanceof TierLimitError) return send(reply, 402, { message: error.message, limit: error.limit });
     if (error instanceof UnprocessableError) {
       return send(reply, 422, { detail: [{ loc: error.loc, msg: error.message, type: error.type }] });
     }

@@ -36,6 +36,7 @@ import { createFolderService } from './folders/folder-service.js';
 import { createAgentFolderService } from './agents/agent-folders-service.js';
 import { createClientSideAccessTokenService } from './access-tokens/client-side-access-tokens.js';
 import { createOAuthServices } from './oauth/index.js';
+import { createBillingServices, type BillingMode } from './billing/index.js';
 
 export type ServiceDeps = {
   db: Database;
@@ -48,6 +49,8 @@ export type ServiceDeps = {
   mcpConnections?: McpConnectionPool;
   /** Where users and apps reach the API (`ApiConfig.publicUrl`); the OAuth issuer is `<publicUrl>/oauth`. */
   publicUrl?: string;
+  /** ENGRAM_BILLING (`ApiConfig.billing`): `off` (default) meters without refusing, `on` enforces tiers and credits. */
+  billingMode?: BillingMode;
 } & Pick<AccountServiceOptions, 'notifier' | 'rateLimiter' | 'supportChatSecret'>;
 
 /** The default listen address, for compositions (tests) that do not say where they are reached. */
@@ -126,6 +129,7 @@ export function createServices(deps: ServiceDeps) {
     agentFolders,
     batches: createBatchService({ db: deps.db, messageBatches: createMessageBatchClient({ client: deps.temporal, taskQueue: deps.taskQueue }) }),
     clientSideAccessTokens: createClientSideAccessTokenService({ db: deps.db }),
+    ...createBillingServices({ db: deps.db, mode: deps.billingMode ?? 'off' }),
     ...createOAuthServices({ db: deps.db, secrets: deps.secrets, issuer: `${deps.publicUrl ?? DEFAULT_PUBLIC_URL}/oauth` }),
   };
 }

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { registerSessionAuth } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { apiKeyRoutes } from './api-keys.js';
+import { billingRoutes } from './billing.js';
 import { connectedAppRoutes } from './connected-apps.js';
 import { consoleSettingsRoutes, type ConsoleSettingsOptions } from './console-settings.js';
 import { developmentOutboxRoutes } from './development-outbox.js';
@@ -30,6 +31,7 @@ export function consoleRoutes(services: AppServices, options: ConsoleSettingsOpt
     await app.register(verificationRoutes(services));
     await app.register(onboardingRoutes(services));
     await app.register(organizationRoutes(services));
+    await app.register(billingRoutes(services));
     await app.register(memberRoutes(services));
     await app.register(inviteRoutes(services));
     await app.register(projectRoutes(services));

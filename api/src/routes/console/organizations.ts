@@ -78,28 +78,5 @@ export function organizationRoutes(services: AppServices): FastifyPluginAsyncZod
       },
       async (request) => ({ defaultProjectId: await services.organizations.defaultProjectId(requireContext(request).organizationId) }),
     );
-
-    app.get(
-      '/organizations/self/billing-info',
-      {
-        schema: {
-          tags: ['console: organizations'],
-          summary: "The organization's plan (credits and payment arrive with billing)",
-          response: {
-            200: z.object({
-              billingTier: z.enum(['free', 'pro', 'scale', 'enterprise']),
-              totalCredits: z.number(),
-              recurrentCredits: z.number(),
-              isCancelled: z.boolean(),
-              billingPeriodEnd: z.string().nullable(),
-            }),
-          },
-        },
-      },
-      async (request) => {
-        const organization = await services.organizations.get(requireContext(request).organizationId);
-        return { billingTier: organization.billingTier, totalCredits: 0, recurrentCredits: 0, isCancelled: false, billingPeriodEnd: null };
-      },
-    );
   };
 }

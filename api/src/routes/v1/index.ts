@@ -10,6 +10,7 @@ import { agentRoutes } from './agents/index.js';
 import { modelRoutes } from './models.js';
 import { providerRoutes } from './providers.js';
 import { stepRoutes } from './steps.js';
+import { stepTransactionRoutes } from './step-transactions.js';
 import { blockRoutes } from './blocks.js';
 import { internalBlockRoutes } from './internal-blocks.js';
 import { identityRoutes } from './identities.js';
@@ -45,6 +46,7 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     await app.register(modelRoutes(services));
     await app.register(providerRoutes(services));
     await app.register(stepRoutes(services));
+    await app.register(stepTransactionRoutes(services));
     await app.register(blockRoutes(services));
     await app.register(internalBlockRoutes(services));
     await app.register(identityRoutes(services));

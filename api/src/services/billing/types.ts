@@ -1,0 +1,29 @@
+import type { BillingTier, TransactionType } from '@engram/db';
+
+/** `ENGRAM_BILLING`: `off` meters every step but never refuses; `on` enforces tiers, quotas and credits. */
+export type BillingMode = 'on' | 'off';
+
+export type BillingInfo = {
+  billingTier: BillingTier;
+  totalCredits: number;
+  recurrentCredits: number;
+  isCancelled: boolean;
+  billingPeriodEnd: string;
+};
+
+export type TransactionFilter = {
+  type?: TransactionType | undefined;
+  startDate?: Date | undefined;
+  endDate?: Date | undefined;
+};
+
+export type UsageBucket = {
+  date: string;
+  model: string;
+  credits: number;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+};
+
+export type Usage = { used: number; limit: number };

@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { BaseModel, TenantModel } from './base-model.js';
+
+export type TransactionType = 'addition' | 'subtraction';
+export type CreditModelTier = 'free' | 'premium' | 'per-inference';
+export type TransactionSource =
+  | 'inference'
+  | 'monthly_grant'
+  | 'purchase'
+  | 'auto_top_up'
+  | 'gift_code'
+  | 'referral'
+  | 'admin'
+  | 'credit_expiry';
+
+export const newTransactionId = () => `transaction-${randomUUID()}`;
+export const newPaymentId = () => `payment-${randomUUID()}`;
+export const newGiftCodeId = () => `gift_code-${randomUUID()}`;
+export const newRedemptionId = () => `redemption-${randomUUID()}`;
+export const newReferralId = () => `referral-${randomUUID()}`;
+
+/** An organization's credit balance (kept equal to its ledger) and payment settings. */
+export class BillingAccount extends TenantModel {
+  static override tableName = 'billing_accounts';
+  static override idColumn = 'organization_id';
+  /** bigint arrives as a string from pg; read it with `Number(...)`. */
+  declare creditBalance: string | number;
+  declare isCancelled: boolean;
+  declare stripeCustomerId: string | null;
+  declare stripeSubscriptionId: string | null;
+  declare defaultPaymentMethodId: string | null;
+  declare autoTopUpEnabled: boolean;
+  declare autoTopUpThreshold: number | null;
+  declare autoTopUpRefillAmount: number | null;
+  declare autoTopUpMaxMonthlySpend: number | null;
+  declare referralCode: string | null;
+}
+
+/** One entry of the credit ledger. Amounts are positive credits; `type` says which way they went. */
+export class CreditTransaction extends TenantModel {
+  static override tableName = 'transactions';
+  static override jsonAttributes = ['metadata'];
+  declare id: string;
+  declare type: TransactionType;
+  declare amount: string | number;
+  declare trueCost: number | null;
+  declare note: string | null;
+  declare source: TransactionSource;
+  declare stepId: string | null;
+  declare modelTier: CreditModelTier | null;
+  declare metadata: Record<string, unknown>;
+  declare idempotencyKey: string | null;
+  declare expiresAt: Date | null;
+}
+
+export type StepCostEntry = { maxContextWindowSize: number; cost: number };
+
+/** What a step of a model costs, by context window size (`version 1`). Not a tenant table. */
+export class ModelStepCost extends BaseModel {
+  static override tableName = 'model_step_costs';
+  static override idColumn = 'model';
+  static override jsonAttributes = ['costs'];
+  declare model: string;
+  declare modelTier: CreditModelTier;
+  declare version: number;
+  declare costs: StepCostEntry[];
+}
+
+export type PaymentKind = 'credit_purchase' | 'subscription' | 'auto_top_up';
+
+/** A charge made through Stripe, as the billing history lists it. */
+export class Payment extends TenantModel {
+  static override tableName = 'payments';
+  declare id: string;
+  declare kind: PaymentKind;
+  declare amountCents: number;
+  declare credits: number;
+  declare description: string;
+  declare stripePaymentIntentId: string | null;
+  declare receiptUrl: string | null;
+  declare idempotencyKey: string;
+}
+
+/** A code that grants credits when an organization redeems it. Managed by platform admins; not a tenant table. */
+export class GiftCode extends BaseModel {
+  static override tableName = 'gift_codes';
+  declare id: string;
+  declare code: string;
+  declare name: string;
+  declare description: string;
+  declare redemptionAmount: number;
+  declare maxUses: number | null;
+  declare maxUsesPerOrganization: number;
+  declare uses: number;
+  declare expiresAt: Date | null;
+  declare disabledAt: Date | null;
+  declare creditExpiryTimeMs: string | number | null;
+}
+
+export class GiftCodeRedemption extends TenantModel {
+  static override tableName = 'gift_code_redemptions';
+  declare id: string;
+  declare giftCodeId: string;
+  declare amount: number;
+  declare transactionId: string;
+}
+
+/** The one row of the referral programme's settings. */
+export class ReferralConfiguration extends BaseModel {
+  static override tableName = 'referral_configuration';
+  declare id: number;
+  declare referrerRewardAmount: number;
+  declare referredRewardAmount: number;
+  declare maxReferralRewardPerOrg: number;
+  declare enabled: boolean;
+}
+
+export class Referral extends BaseModel {
+  static override tableName = 'referrals';
+  declare id: string;
+  declare referrerOrganizationId: string;
+  declare referredOrganizationId: string;
+  declare code: string;
+  declare referrerReward: number;
+  declare referredReward: number;
+}

@@ -1,0 +1,130 @@
+import type { Knex } from 'knex';
+import { newTransactionId, type CreditModelTier, type TransactionSource, type TransactionType } from '../models/billing.js';
+
+/** Dollars per credit (spec 000 §9). */
+export const DOLLARS_PER_CREDIT = 0.001;
+
+export type StepCharge = { transactionId: string; amount: number; modelTier: CreditModelTier; balance: number };
+
+export type MeteredStep = {
+  organizationId: string;
+  stepId: string;
+  agentId: string;
+  runId: string;
+  /** The model name the provider answered with, and the agent's handle (`openai/gpt-4o`); the handle's row wins. */
+  model: string;
+  modelHandle: string | null;
+  contextWindow: number;
+  promptTokens: number;
+  completionTokens: number;
+};
+
+/**
+ * Charges one step, in the caller's transaction and in one SQL statement: reads the model's step cost (its
+ * handle's row, else its name's, else `*`), books one subtraction keyed by the step id, stamps the step with the
+ * transaction id, and moves the organization's balance by the same amount. A step already charged is not
+ * charged again (null).
+ */
+export async function meterStep(trx: Knex | Knex.Transaction, step: MeteredStep): Promise<StepCharge | null> {
+  const transactionId = newTransactionId();
+  const metadata = {
+    agentId: step.agentId,
+    runId: step.runId,
+    model: step.modelHandle ?? step.model,
+    contextWindowSize: step.contextWindow,
+    promptTokens: step.promptTokens,
+    completionTokens: step.completionTokens,
+  };
+  const result = await trx.raw(
+    `with price as (
+       select c.model_tier,
+              coalesce(
+                (select (e->>'cost')::int from jsonb_array_elements(c.costs) e
+                  where (e->>'maxContextWindowSize')::int >= :contextWindow
+                  order by (e->>'maxContextWindowSize')::int limit 1),
+                (select max((e->>'cost')::int) from jsonb_array_elements(c.costs) e)) as cost
+         from model_step_costs c
+        where c.model in (:handle, :model, '*')
+        order by case c.model when :handle then 0 when :model then 1 else 2 end
+        limit 1
+     ), charged as (
+       insert into transactions (id, organization_id, type, amount, true_cost, source, step_id, model_tier, metadata, note)
+       select :transactionId, :organizationId, 'subtraction', price.cost, price.cost * :dollarsPerCredit, 'inference', :stepId,
+              price.model_tier, :metadata::jsonb, :note
+         from price where price.cost > 0
+       on conflict (step_id) do nothing
+       returning amount, model_tier
+     ), stamped as (
+       update steps set tid = :transactionId where id = :stepId and exists (select 1 from charged)
+     )
+     insert into billing_accounts (organization_id, credit_balance)
+     select :organizationId, -charged.amount from charged
+     on conflict (organization_id) do update
+       set credit_balance = billing_accounts.credit_balance + excluded.credit_balance, updated_at = now()
+     returning credit_balance, (select amount from charged) as amount, (select model_tier from charged) as model_tier`,
+    {
+      contextWindow: step.contextWindow,
+      handle: step.modelHandle ?? step.model,
+      model: step.model,
+      transactionId,
+      organizationId: step.organizationId,
+      dollarsPerCredit: DOLLARS_PER_CREDIT,
+      stepId: step.stepId,
+      metadata: JSON.stringify(metadata),
+      note: `Step of ${step.modelHandle ?? step.model}`,
+    },
+  );
+  const row = (result.rows as Array<{ creditBalance: string; amount: string; modelTier: CreditModelTier }>)[0];
+  if (!row) return null;
+  return { transactionId, amount: Number(row.amount), modelTier: row.modelTier, balance: Number(row.creditBalance) };
+}
+
+export type Booking = {
+  organizationId: string;
+  type: TransactionType;
+  amount: number;
+  source: TransactionSource;
+  note?: string | null;
+  metadata?: Record<string, unknown>;
+  /** What the booking pays for; a second booking with the same key books nothing. */
+  idempotencyKey?: string | null;
+  expiresAt?: Date | null;
+  trueCost?: number | null;
+};
+
+export type Booked = { transactionId: string; balance: number };
+
+/**
+ * Books one ledger entry and moves the balance with it, in one statement. Null when a booking with the same
+ * idempotency key already exists (nothing changes then).
+ */
+export async function bookTransaction(trx: Knex | Knex.Transaction, booking: Booking): Promise<Booked | null> {
+  const transactionId = newTransactionId();
+  const result = await trx.raw(
+    `with booked as (
+       insert into transactions (id, organization_id, type, amount, true_cost, source, note, metadata, idempotency_key, expires_at)
+       values (:transactionId, :organizationId, :type, :amount, :trueCost, :source, :note, :metadata::jsonb, :idempotencyKey, :expiresAt)
+       on conflict (organization_id, idempotency_key) do nothing
+       returning amount, type
+     )
+     insert into billing_accounts (organization_id, credit_balance)
+     select :organizationId, case booked.type when 'addition' then booked.amount else -booked.amount end from booked
+     on conflict (organization_id) do update
+       set credit_balance = billing_accounts.credit_balance + excluded.credit_balance, updated_at = now()
+     returning credit_balance`,
+    {
+      transactionId,
+      organizationId: booking.organizationId,
+      type: booking.type,
+      amount: booking.amount,
+      trueCost: booking.trueCost ?? booking.amount * DOLLARS_PER_CREDIT,
+      source: booking.source,
+      note: booking.note ?? null,
+      metadata: JSON.stringify(booking.metadata ?? {}),
+      idempotencyKey: booking.idempotencyKey ?? null,
+      expiresAt: booking.expiresAt ?? null,
+    },
+  );
+  const row = (result.rows as Array<{ creditBalance: string }>)[0];
+  return row ? { transactionId, balance: Number(row.creditBalance) } : null;
+}
