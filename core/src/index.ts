@@ -15,3 +15,4 @@ export * from './messages/to-prompt.js';
 export * from './llm/openai-payload.js';
 export * from './llm/anthropic-payload.js';
 export * from './messages/stored-content.js';
+export * from './trace-attributes.js';
