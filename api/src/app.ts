@@ -6,6 +6,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, val
 import type { ApiConfig } from './config.js';
 import { registerAccessControl } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { registerInputRules } from './http/input-rules.js';
 import type { AppServices } from './services/index.js';
 import { v1Routes } from './routes/v1/index.js';
 import { consoleRoutes } from './routes/console/index.js';
@@ -33,6 +34,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app);
+  // Before access control, whose tenant guard looks path ids up: input PostgreSQL cannot hold never reaches a query.
+  registerInputRules(app);
   // Before any route: it sees every route as it is added and guards all of them.
   registerAccessControl(app, { tenantGuard: deps.services.tenantGuard });
   // An empty body with a JSON content type (curl -XDELETE -H 'content-type: application/json') means "no body".

@@ -86,8 +86,28 @@ function sendConsoleError(error: FastifyError, request: FastifyRequest, reply: F
   return send(reply, status, errorCode ? { message: error.message, errorCode } : { message: error.message });
 }
 
+/**
+ * PostgreSQL data exceptions (SQLSTATE class 22) that only the input can cause, such as text longer than its
+ * column: the caller's mistake, answered 422, never a 500. The database does not name the field.
+ */
+const INPUT_SQLSTATE_MESSAGES: Record<string, string> = {
+  '22001': 'A value is longer than its field allows',
+  '22003': 'A number is out of range for its field',
+  '22021': 'Text contains a character that cannot be stored',
+  '22P05': 'Text contains a character that cannot be stored',
+};
+
+function asInputError(error: FastifyError): FastifyError | UnprocessableError {
+  // Objection wraps the driver's error (`DataError`), which keeps the SQLSTATE on `nativeError`.
+  const { code, nativeError } = error as { code?: unknown; nativeError?: { code?: unknown } };
+  const sqlState = nativeError?.code ?? code;
+  const message = typeof sqlState === 'string' ? INPUT_SQLSTATE_MESSAGES[sqlState] : undefined;
+  return message ? new UnprocessableError(['body'], message, 'value_error') : error;
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler((raised: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const error = asInputError(raised) as FastifyError;
     if (isConsoleRequest(request)) return sendConsoleError(error, request, reply);
     if (error instanceof TierLimitError) return send(reply, 402, { message: error.message, limit: error.limit });
     if (error instanceof UnprocessableError) {

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { cursorId } from './input-rules.js';
 
 /** The public API's list paging: cursors are item ids of the same list. */
 export function pageQuery(defaultLimit: number) {
   return {
-    before: z.string().optional(),
-    after: z.string().optional(),
+    before: cursorId.optional(),
+    after: cursorId.optional(),
     limit: z.coerce.number().int().min(1).max(1000).default(defaultLimit),
     order: z.enum(['asc', 'desc']).optional(),
   };

@@ -10,6 +10,7 @@ import {
 } from '../../services/sandbox/sandbox-settings.js';
 import { sandboxConfigToWire, sandboxVariableToWire } from '../../services/sandbox/sandbox-wire.js';
 import { SandboxConfigResponse, SandboxVariableResponse } from './sandbox-config-schema.js';
+import { cursorId } from '../shared/input-rules.js';
 import { NoContentResponse } from './shared/common-responses.js';
 import { errorResponses } from './shared/error-responses.js';
 
@@ -23,7 +24,7 @@ const CreateConfigBody = z.strictObject({ config: SettingsObject });
 /** `SandboxConfigUpdate`: the settings to change, checked against the config's type. */
 const UpdateConfigBody = z.strictObject({ config: SettingsObject.default({}) });
 
-const pageOfAfter = { after: z.string().optional(), limit: z.coerce.number().int().min(1).max(1000).default(1000) };
+const pageOfAfter = { after: cursorId.optional(), limit: z.coerce.number().int().min(1).max(1000).default(1000) };
 const ListConfigsQuery = z.object({ ...pageOfAfter, sandbox_type: z.enum(['local', 'e2b', 'modal']).optional() });
 const ListVariablesQuery = z.object(pageOfAfter);
 

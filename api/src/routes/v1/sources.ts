@@ -4,6 +4,7 @@ import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { fileToWire, sourceToWire } from '../../services/folders/folder-wire.js';
 import { queryBoolean } from '../shared/query.js';
+import { cursorId } from '../shared/input-rules.js';
 import {
   CreateFolderBody,
   IncludeContentQuery,
@@ -112,7 +113,7 @@ export function sourceRoutes(services: AppServices, settings: FolderRouteSetting
           params: SourceParams,
           querystring: z.object({
             limit: z.coerce.number().int().min(1).max(1000).default(1000),
-            after: z.string().optional(),
+            after: cursorId.optional(),
             ...IncludeContentQuery,
             // Marks files whose ingestion stopped without finishing them as `error` (the folder routes always do).
             check_status_updates: queryBoolean.default(true),

@@ -6,6 +6,7 @@ import { archivalSearchToWire, passageToWire } from '../../../services/archival/
 import { PassageBody } from '../archives.js';
 import { AgentParams } from './agents.js';
 import { queryBoolean, queryList } from '../../shared/query.js';
+import { cursorId } from '../../shared/input-rules.js';
 import { ArchivalSearchResponse, PassageResponse } from '../archives-schema.js';
 import { ConfirmationResponse, NullResponse } from '../shared/common-responses.js';
 import { errorResponses } from '../shared/error-responses.js';
@@ -16,8 +17,8 @@ const MemoryParams = AgentParams.extend({ memory_id: z.string() });
 const ListArchivalQuery = z.object({
   search: z.string().optional(),
   ascending: queryBoolean.default(true),
-  before: z.string().optional(),
-  after: z.string().optional(),
+  before: cursorId.optional(),
+  after: cursorId.optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
