@@ -31,10 +31,13 @@ export type WireApproval =
 
 export type TextContent = { type: 'text'; text: string };
 
+/** A part of a user message other than text (an image, or a part kept as its sender wrote it). */
+export type OtherContentPart = { type: string; [key: string]: unknown };
+
 export type LettaMessage = MessageCommon &
   (
     | { message_type: 'system_message'; content: string }
-    | { message_type: 'user_message'; content: string | TextContent[] | Array<Record<string, unknown>> }
+    | { message_type: 'user_message'; content: string | Array<TextContent | OtherContentPart> }
     | { message_type: 'assistant_message'; content: string | TextContent[] }
     | { message_type: 'reasoning_message'; source: 'reasoner_model' | 'non_reasoner_model'; reasoning: string; signature?: string | null }
     | { message_type: 'hidden_reasoning_message'; state: 'redacted' | 'omitted'; hidden_reasoning?: string | null }

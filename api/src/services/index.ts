@@ -61,8 +61,8 @@ export function createServices(deps: ServiceDeps) {
   const apiKeys = createApiKeyService({ db: deps.db });
   const organizations = createOrganizationService({ db: deps.db, apiKeys });
   const agentRuns = createAgentRunClient({ client: deps.temporal, taskQueue: deps.taskQueue });
-  const runs = createRunService({ db: deps.db, agentRuns });
   const messages = createMessageService({ db: deps.db });
+  const runs = createRunService({ db: deps.db, agentRuns, messages });
   const messageHistory = createMessageHistoryService({
     db: deps.db,
     compactContext: createCompactContext({ db: deps.db, baseProviders: deps.baseProviders, secrets: deps.secrets }),

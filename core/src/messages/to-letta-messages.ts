@@ -1,5 +1,5 @@
 import type { AgentType } from '../agent-state.js';
-import { wireDate, type LettaMessage, type MessageCommon, type WireApproval, type WireToolCall, type WireToolReturn } from '../letta-message.js';
+import { wireDate, type LettaMessage, type MessageCommon, type OtherContentPart, type TextContent, type WireApproval, type WireToolCall, type WireToolReturn } from '../letta-message.js';
 import type { StoredApproval, StoredContentPart, StoredMessage, StoredToolCall, StoredToolReturn } from '../stored-message.js';
 import { plainText, storedToolReturns } from './stored-content.js';
 
@@ -79,7 +79,7 @@ function wireApproval(approval: StoredApproval): WireApproval {
   };
 }
 
-function userContent(parts: StoredContentPart[]): string | Array<Record<string, unknown>> {
+function userContent(parts: StoredContentPart[]): string | Array<TextContent | OtherContentPart> {
   const [first] = parts;
   if (parts.length === 1 && first?.type === 'text') return first.text;
   return parts.map((part) => (part.type === 'text' ? { type: 'text', text: part.text } : { ...part }));

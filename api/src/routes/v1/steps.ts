@@ -6,10 +6,11 @@ import { stepToWire } from '../../services/runs/run-wire.js';
 import { stepMetricsToWire, stepTraceToWire } from '../../services/steps/step-wire.js';
 import { pageOf, pageQuery } from '../shared/paging.js';
 import { queryBoolean, queryList } from '../shared/query.js';
+import { LettaMessageResponse } from './agents/message-schema.js';
+import { ProviderTraceResponse, StepFeedback, StepMetricsResponse, StepResponse } from './steps-schema.js';
+import { errorResponses } from './shared/error-responses.js';
 
 const StepParams = z.object({ step_id: z.string() });
-
-const Feedback = z.enum(['positive', 'negative']);
 
 /** ISO datetimes; one without an offset (as Python's `isoformat()` writes them) is read as UTC. */
 const QueryDate = z.iso
@@ -22,7 +23,7 @@ const ListStepsQuery = z.object({
   model: z.string().optional(),
   agent_id: z.string().optional(),
   trace_ids: queryList(z.string()),
-  feedback: Feedback.optional(),
+  feedback: StepFeedback.optional(),
   has_feedback: queryBoolean.optional(),
   tags: queryList(z.string()),
   project_id: z.string().optional(),
@@ -34,13 +35,13 @@ const StepMessagesQuery = z.object({ ...pageQuery(100), order_by: z.literal('cre
 
 /** Unknown keys are ignored, as the reference server's feedback request does. */
 const FeedbackBody = z.object({
-  feedback: Feedback.nullish(),
+  feedback: StepFeedback.nullish(),
   tags: z.array(z.string()).nullish(),
 });
 
 export function stepRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get('/steps/', { schema: { tags: ['steps'], summary: 'List steps', querystring: ListStepsQuery } }, async (request) => {
+    app.get('/steps/', { schema: { tags: ['steps'], summary: 'List steps', querystring: ListStepsQuery, response: { 200: z.array(StepResponse), ...errorResponses(422) } } }, async (request) => {
       const ctx = requireContext(request);
       const { query } = request;
       const steps = await services.steps.listSteps(
@@ -61,19 +62,26 @@ export function stepRoutes(services: AppServices): FastifyPluginAsyncZod {
       return steps.map(stepToWire);
     });
 
-    app.get('/steps/:step_id', { schema: { tags: ['steps'], summary: 'Get a step', params: StepParams } }, async (request) =>
+    app.get('/steps/:step_id', { schema: { tags: ['steps'], summary: 'Get a step', params: StepParams, response: { 200: StepResponse, ...errorResponses(404, 422) } } }, async (request) =>
       stepToWire(await services.steps.getStep(requireContext(request), request.params.step_id)),
     );
 
     app.get(
       '/steps/:step_id/metrics',
-      { schema: { tags: ['steps'], summary: "A step's timings", params: StepParams } },
+      { schema: { tags: ['steps'], summary: "A step's timings", params: StepParams, response: { 200: StepMetricsResponse, ...errorResponses(404, 422) } } },
       async (request) => stepMetricsToWire(await services.steps.getStep(requireContext(request), request.params.step_id)),
     );
 
     app.get(
       '/steps/:step_id/trace',
-      { schema: { tags: ['steps'], summary: 'The provider request and response of a step, or null', params: StepParams } },
+      {
+        schema: {
+          tags: ['steps'],
+          summary: 'The provider request and response of a step, or null',
+          params: StepParams,
+          response: { 200: ProviderTraceResponse.nullable(), ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const { trace, agentId } = await services.steps.getTrace(requireContext(request), request.params.step_id);
         return trace ? stepTraceToWire(trace, agentId) : null;
@@ -82,7 +90,15 @@ export function stepRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.get(
       '/steps/:step_id/messages',
-      { schema: { tags: ['steps'], summary: 'The messages a step produced', params: StepParams, querystring: StepMessagesQuery } },
+      {
+        schema: {
+          tags: ['steps'],
+          summary: 'The messages a step produced',
+          params: StepParams,
+          querystring: StepMessagesQuery,
+          response: { 200: z.array(LettaMessageResponse), ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const { query } = request;
         return services.steps.listStepMessages(requireContext(request), request.params.step_id, pageOf(query, 'asc'));
@@ -91,7 +107,15 @@ export function stepRoutes(services: AppServices): FastifyPluginAsyncZod {
 
     app.patch(
       '/steps/:step_id/feedback',
-      { schema: { tags: ['steps'], summary: 'Set or clear the feedback of a step', params: StepParams, body: FeedbackBody } },
+      {
+        schema: {
+          tags: ['steps'],
+          summary: 'Set or clear the feedback of a step',
+          params: StepParams,
+          body: FeedbackBody,
+          response: { 200: StepResponse, ...errorResponses(404, 422) },
+        },
+      },
       async (request) => {
         const { body } = request;
         const step = await services.steps.setFeedback(requireContext(request), request.params.step_id, {

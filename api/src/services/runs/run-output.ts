@@ -1,4 +1,4 @@
-import { wireDate } from '@engram/core';
+import { wireDate, type LettaMessage, type StopReason, type StopReasonFrame, type UsageStatistics } from '@engram/core';
 import { createDeltaReplayFilter } from './delta-replay.js';
 import type { LogItem } from './run-log-reader.js';
 import type { SseChannel } from '../../http/sse.js';
@@ -15,25 +15,26 @@ export function passesFilter(frame: { message_type: string }, options: OutputOpt
 }
 
 export type RunResponse = {
-  messages: Array<Record<string, unknown>>;
-  stop_reason: { message_type: 'stop_reason'; stop_reason: string };
-  usage: Record<string, unknown>;
+  messages: LettaMessage[];
+  stop_reason: StopReasonFrame;
+  usage: UsageStatistics;
   error: { error_type: string; message: string } | null;
 };
 
 /** Assembles the sync `LettaResponse` from the run's log. */
 export async function collectRunResponse(items: AsyncIterable<LogItem>, options: OutputOptions): Promise<RunResponse> {
-  const messages: Array<Record<string, unknown>> = [];
-  let stopReason = 'end_turn';
-  let usage: Record<string, unknown> = { message_type: 'usage_statistics', completion_tokens: 0, prompt_tokens: 0, total_tokens: 0, step_count: 0 };
+  const messages: LettaMessage[] = [];
+  let stopReason: StopReason = 'end_turn';
+  let usage: UsageStatistics = { message_type: 'usage_statistics', completion_tokens: 0, prompt_tokens: 0, total_tokens: 0, step_count: 0 };
   let error: RunResponse['error'] = null;
   for await (const item of items) {
     if (item.kind !== 'frame') continue;
     const { frame } = item;
-    if (frame.message_type === 'stop_reason') stopReason = String(frame.stop_reason);
-    else if (frame.message_type === 'usage_statistics') usage = frame;
+    // The log holds the frames the worker wrote from these same core types.
+    if (frame.message_type === 'stop_reason') stopReason = frame.stop_reason as StopReason;
+    else if (frame.message_type === 'usage_statistics') usage = frame as unknown as UsageStatistics;
     else if (frame.message_type === 'error_message') error = { error_type: String(frame.error_type), message: String(frame.message) };
-    else if (passesFilter(frame, options)) messages.push(frame);
+    else if (passesFilter(frame, options)) messages.push(frame as unknown as LettaMessage);
   }
   return { messages, stop_reason: { message_type: 'stop_reason', stop_reason: stopReason }, usage, error };
 }

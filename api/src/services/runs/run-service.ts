@@ -1,9 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { Agent, Message, newId, Run, type Database } from '@engram/db';
+import { Agent, Message, newId, Run, Step, type Database, type RunStatus } from '@engram/db';
 import type { AgentRunClient } from '@engram/temporal';
-import { runInputContent, type RunInput, type RunInputMessage, type RunRequest } from '@engram/core';
+import { runInputContent, type AgentType, type LettaMessage, type RunInput, type RunInputMessage, type RunRequest } from '@engram/core';
 import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
+import type { ConversionOptions, MessageService } from '../messages/message-service.js';
+import { keysetPage, type PageRequest } from '../shared/paging.js';
 
 export type SendOptions = {
   runType: 'send_message' | 'send_message_streaming' | 'send_message_async';
@@ -11,7 +13,33 @@ export type SendOptions = {
   callbackUrl: string | null;
 };
 
-const ACTIVE = ['created', 'running'];
+const ACTIVE: RunStatus[] = ['created', 'running'];
+
+/** What a run listing keeps; every filter given must hold. */
+export type RunFilter = {
+  agentIds?: string[] | undefined;
+  statuses?: string[] | undefined;
+  /** Only runs still queued or running. */
+  active?: boolean | undefined;
+  background?: boolean | undefined;
+  stopReason?: string | undefined;
+};
+
+/** A run's counts beside its record: how many steps it took and which tools answered in it. */
+export type RunMetrics = { run: Run; stepCount: number; toolsUsed: string[] };
+
+/** How messages are read back when nothing asked otherwise: `send_message` calls shown as assistant messages. */
+export const DEFAULT_CONVERSION: ConversionOptions = { useAssistantMessage: true, assistantMessageToolName: 'send_message', assistantMessageToolKwarg: 'message' };
+
+/** How the run's messages are read back: the way its send asked (assistant tool and kwarg). */
+export function conversionOptionsOf(run: Run): ConversionOptions {
+  const config = run.requestConfig ?? {};
+  return {
+    useAssistantMessage: config.use_assistant_message !== false,
+    assistantMessageToolName: String(config.assistant_message_tool_name ?? DEFAULT_CONVERSION.assistantMessageToolName),
+    assistantMessageToolKwarg: String(config.assistant_message_tool_kwarg ?? DEFAULT_CONVERSION.assistantMessageToolKwarg),
+  };
+}
 
 /** Same otids → same run: a client retrying a send gets the run it already started. */
 function idempotencyKey(inputs: RunInput[]): string | null {
@@ -38,7 +66,13 @@ function inputMessageRows(run: { id: string; organizationId: string; agentId: st
     }));
 }
 
-export function createRunService(deps: { db: Database; agentRuns: AgentRunClient }) {
+export type RunServiceDeps = {
+  db: Database;
+  agentRuns: Pick<AgentRunClient, 'enqueue' | 'cancel'>;
+  messages: Pick<MessageService, 'listRunMessages'>;
+};
+
+export function createRunService(deps: RunServiceDeps) {
   async function requireAgent(ctx: RequestContext, agentId: string): Promise<Agent> {
     const agent = await Agent.query(deps.db).forOrg(ctx.organizationId).findById(agentId);
     if (!agent) throw new NotFoundError('Agent');
@@ -50,6 +84,19 @@ export function createRunService(deps: { db: Database; agentRuns: AgentRunClient
     if (!lastId) return null;
     const last = await Message.query(deps.db).forOrg(ctx.organizationId).findById(lastId);
     return last?.role === 'approval' && last.toolCalls?.length ? last.id : null;
+  }
+
+  async function getRun(ctx: RequestContext, runId: string): Promise<Run> {
+    const run = await Run.query(deps.db).forOrg(ctx.organizationId).findById(runId);
+    if (!run) throw new NotFoundError('Run');
+    return run;
+  }
+
+  /** Cancellation is Temporal cancellation; a run still queued sees the flag when its turn comes. */
+  async function cancelRun(ctx: RequestContext, run: Run): Promise<void> {
+    if (!ACTIVE.includes(run.status)) return;
+    await Run.query(deps.db).forOrg(ctx.organizationId).findById(run.id).patch({ cancelRequested: true });
+    await deps.agentRuns.cancel(run.id);
   }
 
   return {
@@ -131,10 +178,49 @@ export function createRunService(deps: { db: Database; agentRuns: AgentRunClient
       return { run, created: true };
     },
 
-    async getRun(ctx: RequestContext, runId: string): Promise<Run> {
-      const run = await Run.query(deps.db).forOrg(ctx.organizationId).findById(runId);
-      if (!run) throw new NotFoundError('Run');
+    getRun,
+
+    /** A page of the organization's runs; a cursor that is not one of its runs is a 404. */
+    async listRuns(ctx: RequestContext, filter: RunFilter, page: PageRequest): Promise<Run[]> {
+      for (const cursor of [page.before, page.after]) if (cursor !== undefined) await getRun(ctx, cursor);
+      const query = Run.query(deps.db).forOrg(ctx.organizationId);
+      if (filter.agentIds?.length) query.whereIn('agent_id', filter.agentIds);
+      if (filter.statuses?.length) query.whereIn('status', filter.statuses);
+      if (filter.active) query.whereIn('status', ACTIVE);
+      if (filter.background !== undefined) query.where('background', filter.background);
+      if (filter.stopReason !== undefined) query.where('stop_reason', filter.stopReason);
+      return keysetPage(query, page, { table: 'runs' });
+    },
+
+    /** Cancels the run if it is still active, then deletes its record; answers the run as it was. */
+    async deleteRun(ctx: RequestContext, runId: string): Promise<Run> {
+      const run = await getRun(ctx, runId);
+      await cancelRun(ctx, run);
+      await Run.query(deps.db).forOrg(ctx.organizationId).deleteById(run.id);
       return run;
+    },
+
+    /** The messages of a run, in its agent's message shape and read the way the run's send asked. */
+    async listRunMessages(ctx: RequestContext, runId: string, page: PageRequest): Promise<LettaMessage[]> {
+      const run = await getRun(ctx, runId);
+      const agent = await Agent.query(deps.db).forOrg(ctx.organizationId).findById(run.agentId);
+      const agentType = (agent?.agentType ?? 'letta_v1_agent') as AgentType;
+      return deps.messages.listRunMessages(ctx, run.id, agentType, { ...page, ...conversionOptionsOf(run) });
+    },
+
+    /** The run's steps in step order (`asc`, or `desc` for the latest first). */
+    async listRunSteps(ctx: RequestContext, runId: string, page: { order: 'asc' | 'desc'; limit: number }): Promise<Step[]> {
+      const run = await getRun(ctx, runId);
+      return Step.query(deps.db).forOrg(ctx.organizationId).where({ runId: run.id }).orderBy('step_index', page.order).limit(page.limit);
+    },
+
+    async getRunMetrics(ctx: RequestContext, runId: string): Promise<RunMetrics> {
+      const run = await getRun(ctx, runId);
+      const [stepCount, tools] = await Promise.all([
+        Step.query(deps.db).forOrg(ctx.organizationId).where({ runId: run.id }).resultSize(),
+        Message.query(deps.db).forOrg(ctx.organizationId).where({ runId: run.id, role: 'tool' }).whereNotNull('name').distinct('name'),
+      ]);
+      return { run, stepCount, toolsUsed: tools.map((message) => message.name as string) };
     },
 
     /** Cancels the agent's active runs (or the given ones); 409 when there is nothing to cancel. */
@@ -146,18 +232,13 @@ export function createRunService(deps: { db: Database; agentRuns: AgentRunClient
       if (runs.length === 0) throw new ConflictError('No active runs to cancel');
       const result: Record<string, 'cancelled'> = {};
       for (const run of runs) {
-        await this.cancelRun(ctx, run);
+        await cancelRun(ctx, run);
         result[run.id] = 'cancelled';
       }
       return result;
     },
 
-    /** Cancellation is Temporal cancellation; a run still queued sees the flag when its turn comes. */
-    async cancelRun(ctx: RequestContext, run: Run): Promise<void> {
-      if (!ACTIVE.includes(run.status)) return;
-      await Run.query(deps.db).forOrg(ctx.organizationId).findById(run.id).patch({ cancelRequested: true });
-      await deps.agentRuns.cancel(run.id);
-    },
+    cancelRun,
 
     newPingId: () => `ping-${randomUUID()}`,
   };

@@ -1,20 +1,23 @@
 import type { Run, Step } from '@engram/db';
+import type { JobWire, RunMetricsWire, RunUsageWire, RunWire } from '../../routes/v1/runs-schema.js';
+import type { StepWire } from '../../routes/v1/steps-schema.js';
+import type { RunMetrics } from './run-service.js';
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 const num = (value: string | number | null | undefined) => (value === null || value === undefined ? null : Number(value));
 
 /** The wire `Run` of the public API. */
-export function runToWire(run: Run) {
+export function runToWire(run: Run): RunWire {
   return {
     id: run.id,
     agent_id: run.agentId,
     status: run.status,
-    stop_reason: run.stopReason,
+    stop_reason: run.stopReason as RunWire['stop_reason'],
     background: run.background,
     created_at: run.createdAt.toISOString(),
     completed_at: iso(run.completedAt),
     metadata: run.metadata,
-    request_config: run.requestConfig,
+    request_config: run.requestConfig as RunWire['request_config'],
     callback_url: run.callbackUrl,
     callback_sent_at: iso(run.callbackSentAt),
     callback_status_code: run.callbackStatusCode,
@@ -27,18 +30,18 @@ export function runToWire(run: Run) {
 }
 
 /** A run seen through the older `/v1/jobs` routes. */
-export function runToJob(run: Run) {
+export function runToJob(run: Run): JobWire {
   return {
     ...runToWire(run),
-    job_type: run.jobType,
+    job_type: run.jobType as JobWire['job_type'],
     user_id: run.userId,
     updated_at: run.updatedAt.toISOString(),
   };
 }
 
-export function usageToWire(run: Run) {
+/** `GET /runs/{id}/usage`: the run's token counts so far. */
+export function runUsageToWire(run: Run): RunUsageWire {
   return {
-    message_type: 'usage_statistics' as const,
     completion_tokens: run.usage.completion_tokens ?? 0,
     prompt_tokens: run.usage.prompt_tokens ?? 0,
     total_tokens: run.usage.total_tokens ?? 0,
@@ -47,7 +50,23 @@ export function usageToWire(run: Run) {
   };
 }
 
-export function stepToWire(step: Step) {
+/** `GET /runs/{id}/metrics`. Templates are a feature of the hosted service, so their ids are always null. */
+export function runMetricsToWire({ run, stepCount, toolsUsed }: RunMetrics): RunMetricsWire {
+  return {
+    id: run.id,
+    organization_id: run.organizationId,
+    agent_id: run.agentId,
+    project_id: run.projectId,
+    run_start_ns: run.startedAt ? run.startedAt.getTime() * 1_000_000 : null,
+    run_ns: num(run.totalDurationNs),
+    num_steps: stepCount,
+    tools_used: toolsUsed,
+    template_id: null,
+    base_template_id: null,
+  };
+}
+
+export function stepToWire(step: Step): StepWire {
   return {
     id: step.id,
     origin: step.origin,
@@ -64,7 +83,7 @@ export function stepToWire(step: Step) {
     completion_tokens: step.completionTokens,
     prompt_tokens: step.promptTokens,
     total_tokens: step.totalTokens,
-    stop_reason: step.stopReason,
+    stop_reason: step.stopReason as StepWire['stop_reason'],
     tags: step.tags,
     tid: step.tid,
     trace_id: step.traceId,
@@ -72,7 +91,7 @@ export function stepToWire(step: Step) {
     project_id: step.projectId,
     error_type: step.errorType,
     error_data: step.errorData,
-    status: step.status,
+    status: step.status as StepWire['status'],
     messages: [],
     created_at: step.createdAt.toISOString(),
   };

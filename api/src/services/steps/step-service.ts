@@ -4,6 +4,7 @@ import { NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { keysetPage, type PageRequest } from '../shared/paging.js';
 import type { MessageService } from '../messages/message-service.js';
+import { conversionOptionsOf, DEFAULT_CONVERSION } from '../runs/run-service.js';
 
 export type StepFeedback = 'positive' | 'negative';
 
@@ -84,13 +85,8 @@ export function createStepService(deps: StepServiceDeps) {
         step.agentId ? Agent.query(db).forOrg(ctx.organizationId).findById(step.agentId) : undefined,
         step.runId ? Run.query(db).forOrg(ctx.organizationId).findById(step.runId) : undefined,
       ]);
-      const config = run?.requestConfig ?? {};
-      return deps.messages.listStepMessages(ctx, step.id, (agent?.agentType ?? 'letta_v1_agent') as AgentType, {
-        ...page,
-        useAssistantMessage: config.use_assistant_message !== false,
-        assistantMessageToolName: String(config.assistant_message_tool_name ?? 'send_message'),
-        assistantMessageToolKwarg: String(config.assistant_message_tool_kwarg ?? 'message'),
-      });
+      const agentType = (agent?.agentType ?? 'letta_v1_agent') as AgentType;
+      return deps.messages.listStepMessages(ctx, step.id, agentType, { ...page, ...(run ? conversionOptionsOf(run) : DEFAULT_CONVERSION) });
     },
 
     /** Sets or clears (null) a step's feedback; tags, when given, replace the step's tags. */

@@ -1,11 +1,12 @@
 import type { ModelRequest } from '@engram/core';
 import type { Step, StepTrace } from '@engram/db';
+import type { ProviderTraceWire, StepMetricsWire } from '../../routes/v1/steps-schema.js';
 import { providerPayload } from './provider-payload.js';
 
 const nanoseconds = (value: string | number | null) => (value === null ? null : Number(value));
 
 /** The wire `StepMetrics`: a step's timings. Templates are a cloud feature, so their ids are always null. */
-export function stepMetricsToWire(step: Step) {
+export function stepMetricsToWire(step: Step): StepMetricsWire {
   return {
     id: step.id,
     provider_id: step.providerId,
@@ -27,7 +28,7 @@ export function stepMetricsToWire(step: Step) {
  * the provider body rendered from it by the same function the worker sent it with, so it is what the provider
  * received. The response is the model's answer as the worker read it.
  */
-export function stepTraceToWire(trace: StepTrace, agentId: string | null) {
+export function stepTraceToWire(trace: StepTrace, agentId: string | null): ProviderTraceWire {
   const request = trace.requestJson as unknown as ModelRequest | null;
   return {
     step_id: trace.stepId,

@@ -6,6 +6,9 @@ import { EVERY_RELATIONSHIP } from '../../../services/agents/agent-views.js';
 import { agentToWire } from '../../../services/agents/agent-wire.js';
 import { AgentParams } from './agents.js';
 import { SendMessageBody, toRunRequest } from './messages.js';
+import { AgentResponse } from './agent-schema.js';
+import { CompactionResponse, LettaMessageResponse, ProviderPayloadResponse } from './message-schema.js';
+import { errorResponses } from '../shared/error-responses.js';
 
 const MessageParams = AgentParams.extend({ message_id: z.string() });
 
@@ -32,7 +35,15 @@ export function messageHistoryRoutes(services: AppServices): FastifyPluginAsyncZ
   return async (app) => {
     app.patch(
       '/agents/:agent_id/messages/:message_id',
-      { schema: { tags: ['messages'], summary: "Edit a message of an agent's history", params: MessageParams, body: UpdateMessageBody } },
+      {
+        schema: {
+          tags: ['messages'],
+          summary: "Edit a message of an agent's history",
+          params: MessageParams,
+          body: UpdateMessageBody,
+          response: { 200: LettaMessageResponse, ...errorResponses(400, 404, 422) },
+        },
+      },
       async (request) =>
         services.messageHistory.updateMessage(requireContext(request), request.params.agent_id, request.params.message_id, request.body),
     );
@@ -45,6 +56,7 @@ export function messageHistoryRoutes(services: AppServices): FastifyPluginAsyncZ
           summary: "Empty the agent's context window down to its system message; stored history is kept",
           params: AgentParams,
           body: ResetMessagesBody,
+          response: { 200: AgentResponse, ...errorResponses(404, 409, 422) },
         },
       },
       async (request) => {
@@ -62,6 +74,7 @@ export function messageHistoryRoutes(services: AppServices): FastifyPluginAsyncZ
           summary: "Compact the agent's context now: the oldest messages are replaced by a summary",
           params: AgentParams,
           body: z.object({ compaction_settings: z.record(z.string(), z.unknown()).nullish() }).strict().nullish(),
+          response: { 200: CompactionResponse, ...errorResponses(400, 404, 422) },
         },
       },
       async (request) => services.messageHistory.summarize(requireContext(request), request.params.agent_id),
@@ -75,6 +88,7 @@ export function messageHistoryRoutes(services: AppServices): FastifyPluginAsyncZ
           summary: 'The provider request body the next step would send for this input; nothing is stored or run',
           params: AgentParams,
           body: SendMessageBody,
+          response: { 200: ProviderPayloadResponse, ...errorResponses(400, 404, 422) },
         },
       },
       async (request) =>

@@ -9,6 +9,10 @@ import type { AppServices } from '../../../services/index.js';
 import { collectRunResponse, streamRunOutput } from '../../../services/runs/run-output.js';
 import { runToWire } from '../../../services/runs/run-wire.js';
 import type { RunService, SendOptions } from '../../../services/runs/run-service.js';
+import { RunResponse } from '../runs-schema.js';
+import { eventStreamResponse } from '../shared/common-responses.js';
+import { errorResponses } from '../shared/error-responses.js';
+import { CancelledRunsResponse, LettaMessageResponse, LettaResponse, MessageType, type LettaResponseWire } from './message-schema.js';
 
 const AgentParams = z.object({ agent_id: z.string() });
 
@@ -71,20 +75,6 @@ const ClientTool = z.object({
   parameters: z.record(z.string(), z.unknown()).nullish(),
 });
 
-const MESSAGE_TYPES = [
-  'system_message',
-  'user_message',
-  'assistant_message',
-  'reasoning_message',
-  'hidden_reasoning_message',
-  'tool_call_message',
-  'tool_return_message',
-  'approval_request_message',
-  'approval_response_message',
-  'summary_message',
-  'event_message',
-] as const;
-
 const SendFields = {
   messages: z.array(z.union([MessageCreate, ApprovalCreate, ToolReturnCreate])).nullish(),
   input: z.union([z.string(), z.array(ContentPart)]).nullish(),
@@ -92,7 +82,7 @@ const SendFields = {
   use_assistant_message: z.boolean().optional(),
   assistant_message_tool_name: z.string().optional(),
   assistant_message_tool_kwarg: z.string().optional(),
-  include_return_message_types: z.array(z.enum(MESSAGE_TYPES)).nullish(),
+  include_return_message_types: z.array(MessageType).nullish(),
   enable_thinking: z.string().optional(),
   client_tools: z.array(ClientTool).nullish(),
   client_skills: z.array(z.unknown()).nullish(),
@@ -186,11 +176,17 @@ export function toRunRequest(body: SendBody): RunRequest {
 
 type StreamSettings = { pingIntervalMs: number; pollIntervalMs: number };
 
+/** A sync send answers `LettaResponse`; with `streaming: true` the run streams as Server-Sent Events instead. */
+const SendResponse = {
+  description: 'The run\'s messages, stop reason and usage; an event stream with `streaming: true`',
+  content: { 'application/json': { schema: LettaResponse }, 'text/event-stream': { schema: z.string() } },
+};
+
 export function messageRoutes(services: AppServices, settings: StreamSettings): FastifyPluginAsyncZod {
   const follow = (organizationId: string, runId: string, after: number, signal: AbortSignal, includeDeltas: boolean) =>
     services.runLog.follow({ organizationId, runId, after, signal, pollIntervalMs: settings.pollIntervalMs, batchSize: 500, includeDeltas });
 
-  async function respond(request: FastifyRequest, reply: FastifyReply, agentId: string, body: SendBody, streaming: boolean) {
+  async function startRun(request: FastifyRequest, reply: FastifyReply, agentId: string, body: SendBody, streaming: boolean) {
     const ctx = requireContext(request);
     const runRequest = toRunRequest(body);
     const options: SendOptions = {
@@ -200,23 +196,29 @@ export function messageRoutes(services: AppServices, settings: StreamSettings): 
     };
     const { run } = await services.runs.createRun(ctx, agentId, runRequest, options);
     reply.header('x-run-id', run.id);
-    const includeTypes = runRequest.includeReturnMessageTypes;
-    if (streaming) {
-      const channel = openSse(request, reply, { 'x-run-id': run.id });
-      await streamRunOutput(channel, follow(ctx.organizationId, run.id, 0, channel.signal, runRequest.streamTokens), {
-        runId: run.id,
-        includeTypes,
-        includePings: body.include_pings ?? true,
-        pingIntervalMs: settings.pingIntervalMs,
-        startingAfter: 0,
-      });
-      return reply;
-    }
+    return { ctx, run, runRequest };
+  }
+
+  async function streamRun(request: FastifyRequest, reply: FastifyReply, agentId: string, body: SendBody): Promise<FastifyReply> {
+    const { ctx, run, runRequest } = await startRun(request, reply, agentId, body, true);
+    const channel = openSse(request, reply, { 'x-run-id': run.id });
+    await streamRunOutput(channel, follow(ctx.organizationId, run.id, 0, channel.signal, runRequest.streamTokens), {
+      runId: run.id,
+      includeTypes: runRequest.includeReturnMessageTypes,
+      includePings: body.include_pings ?? true,
+      pingIntervalMs: settings.pingIntervalMs,
+      startingAfter: 0,
+    });
+    return reply;
+  }
+
+  async function answerRun(request: FastifyRequest, reply: FastifyReply, agentId: string, body: SendBody): Promise<LettaResponseWire> {
+    const { ctx, run, runRequest } = await startRun(request, reply, agentId, body, false);
     const aborter = new AbortController();
     request.raw.once('close', () => {
       if (!reply.sent) aborter.abort();
     });
-    const response = await collectRunResponse(follow(ctx.organizationId, run.id, 0, aborter.signal, false), { includeTypes });
+    const response = await collectRunResponse(follow(ctx.organizationId, run.id, 0, aborter.signal, false), { includeTypes: runRequest.includeReturnMessageTypes });
     if (response.error && response.messages.length === 0) {
       throw runFailureError(response.error);
     }
@@ -226,7 +228,15 @@ export function messageRoutes(services: AppServices, settings: StreamSettings): 
   return async (app) => {
     app.post(
       '/agents/:agent_id/messages',
-      { schema: { tags: ['messages'], summary: 'Send messages to an agent (streams with `streaming: true`)', params: AgentParams, body: SendMessageBody } },
+      {
+        schema: {
+          tags: ['messages'],
+          summary: 'Send messages to an agent (streams with `streaming: true`)',
+          params: AgentParams,
+          body: SendMessageBody,
+          response: { 200: SendResponse, ...errorResponses(400, 404, 409, 422) },
+        },
+      },
       async (request, reply) => {
         const body = request.body;
         if (!body.streaming) {
@@ -234,19 +244,35 @@ export function messageRoutes(services: AppServices, settings: StreamSettings): 
             if (body[key] !== undefined) throw new UnprocessableError(['body', key], `\`${key}\` requires \`streaming: true\``);
           }
         }
-        return respond(request, reply, request.params.agent_id, body, body.streaming ?? false);
+        return body.streaming ? streamRun(request, reply, request.params.agent_id, body) : answerRun(request, reply, request.params.agent_id, body);
       },
     );
 
     app.post(
       '/agents/:agent_id/messages/stream',
-      { schema: { tags: ['messages'], summary: 'Send messages and stream the run as SSE', params: AgentParams, body: StreamMessageBody } },
-      async (request, reply) => respond(request, reply, request.params.agent_id, request.body, true),
+      {
+        schema: {
+          tags: ['messages'],
+          summary: 'Send messages and stream the run as SSE',
+          params: AgentParams,
+          body: StreamMessageBody,
+          response: { 200: eventStreamResponse("The run's messages and its stop reason and usage, as they happen"), ...errorResponses(400, 404, 409, 422) },
+        },
+      },
+      async (request, reply) => streamRun(request, reply, request.params.agent_id, request.body),
     );
 
     app.post(
       '/agents/:agent_id/messages/async',
-      { schema: { tags: ['messages'], summary: 'Send messages; returns the run at once', params: AgentParams, body: AsyncMessageBody } },
+      {
+        schema: {
+          tags: ['messages'],
+          summary: 'Send messages; returns the run at once',
+          params: AgentParams,
+          body: AsyncMessageBody,
+          response: { 200: RunResponse, ...errorResponses(400, 404, 409, 422) },
+        },
+      },
       async (request) => {
         const ctx = requireContext(request);
         const { run } = await services.runs.createRun(ctx, request.params.agent_id, toRunRequest(request.body), {
@@ -266,6 +292,7 @@ export function messageRoutes(services: AppServices, settings: StreamSettings): 
           summary: "Cancel the agent's active runs",
           params: AgentParams,
           body: z.object({ run_ids: z.array(z.string()).nullish() }).strict().nullish(),
+          response: { 200: CancelledRunsResponse, ...errorResponses(404, 409, 422) },
         },
       },
       async (request) =>
@@ -291,6 +318,7 @@ export function messageRoutes(services: AppServices, settings: StreamSettings): 
             assistant_message_tool_kwarg: z.string().default('message'),
             include_err: z.enum(['true', 'false']).default('false'),
           }),
+          response: { 200: z.array(LettaMessageResponse), ...errorResponses(404, 422) },
         },
       },
       async (request) => {
