@@ -3,6 +3,11 @@ export { createAgentRunClient, type AgentRunClient, type EnqueueRun } from './cl
 export { createFileIngestionClient, type FileIngestionClient } from './client/file-ingestion.js';
 export { createTemplateMigrationClient, type TemplateMigrationClient } from './client/template-migrations.js';
 export { createMessageBatchClient, type MessageBatchClient } from './client/message-batches.js';
+export {
+  createScheduledMessageClient,
+  type ScheduledMessageClient,
+  type MessageScheduleSpec,
+} from './client/scheduled-messages.js';
 export { createWorker, type EngramWorker, type EngramWorkerOptions } from './worker.js';
 export { buildWorkflowBundle, writeWorkflowBundle, DEFAULT_BUNDLE_PATH } from './bundle.js';
 export {

@@ -5,6 +5,8 @@ import { createOrganizationService } from './tenancy/organizations.js';
 import { createAccountServices, type AccountServiceOptions } from './accounts/index.js';
 import { createAgentRunClient, createFileIngestionClient, createMessageBatchClient } from '@engram/temporal';
 import { createBatchService } from './batches/batch-service.js';
+import { createScheduleService } from './schedules/schedule-service.js';
+import { createScheduledMessageClient } from '@engram/temporal';
 import { createMessageService } from './messages/message-service.js';
 import { createMessageHistoryService } from './messages/message-history-service.js';
 import { createCompactContext } from '@engram/integrations/compaction';
@@ -128,6 +130,7 @@ export function createServices(deps: ServiceDeps) {
     folders,
     agentFolders,
     batches: createBatchService({ db: deps.db, messageBatches: createMessageBatchClient({ client: deps.temporal, taskQueue: deps.taskQueue }) }),
+    schedules: createScheduleService({ db: deps.db, scheduledMessages: createScheduledMessageClient({ client: deps.temporal, taskQueue: deps.taskQueue }) }),
     clientSideAccessTokens: createClientSideAccessTokenService({ db: deps.db }),
     ...createBillingServices({ db: deps.db, mode: deps.billingMode ?? 'off' }),
     ...createOAuthServices({ db: deps.db, secrets: deps.secrets, issuer: `${deps.publicUrl ?? DEFAULT_PUBLIC_URL}/oauth` }),

@@ -261,7 +261,10 @@ export function agentCrudRoutes(services: AppServices): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        await services.agents.delete(requireContext(request), request.params.agent_id);
+        const ctx = requireContext(request);
+        // Its scheduled messages stop first (one missed here finds no record when it fires and removes itself).
+        await services.schedules.deleteAgentSchedules(ctx.organizationId, request.params.agent_id);
+        await services.agents.delete(ctx, request.params.agent_id);
         return { message: `Agent id=${request.params.agent_id} successfully deleted` };
       },
     );

@@ -6,6 +6,7 @@ import { contextWindowRoutes } from './context.js';
 import { coreMemoryRoutes } from './core-memory.js';
 import { agentFolderRoutes } from './folders.js';
 import { agentToolRoutes } from './tools.js';
+import { agentScheduleRoutes } from './schedule.js';
 
 /** `/agents` and what hangs off one agent, except its messages (see messages.ts). */
 export function agentRoutes(services: AppServices): FastifyPluginAsync {
@@ -16,5 +17,6 @@ export function agentRoutes(services: AppServices): FastifyPluginAsync {
     await app.register(contextWindowRoutes(services));
     await app.register(agentFileRoutes(services));
     await app.register(agentFolderRoutes(services));
+    await app.register(agentScheduleRoutes(services));
   };
 }
