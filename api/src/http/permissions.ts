@@ -190,6 +190,8 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'POST /api/oauth/interactions/:interactionId': ACCOUNT,
   'POST /api/oauth/device/verify-code': ACCOUNT,
   'POST /api/oauth/device/verify': ACCOUNT,
+  // Asked before signing in, to route the email to its identity provider.
+  'POST /api/verify-sso-email': PUBLIC,
 
   // Console: the acting organization.
   'GET /api/organizations/self': MEMBER,
@@ -288,6 +290,8 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'PATCH /v1/blocks/:block_id/identities/detach/:identity_id': needs(agents.update),
   'PUT /v1/identities': needs(agents.create, agents.update),
   'PUT /v1/identities/:identity_id/properties': needs(agents.update),
+  // A search: it reads traces, whatever its method.
+  'POST /api/observability/traces': needs(agents.read),
   'POST /v1/agents/search': needs(agents.read),
   'POST /v1/agents/messages/search': needs(agents.read),
   'POST /v1/agents/import': needs(agents.create),
@@ -306,6 +310,21 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'DELETE /v1/folders/:folder_id/:file_id': needs(RESOURCE_PERMISSIONS.dataSources.delete),
   'POST /v1/sources/:source_id/upload': needs(RESOURCE_PERMISSIONS.dataSources.create),
   'DELETE /v1/sources/:source_id/:file_id': needs(RESOURCE_PERMISSIONS.dataSources.delete),
+  // Templates: saving, rolling back, renaming and describing change a template; agents made from one are agents.
+  'POST /v1/templates/:template/save': needs(RESOURCE_PERMISSIONS.templates.update),
+  'POST /v1/templates/:template/rollback': needs(RESOURCE_PERMISSIONS.templates.update),
+  'POST /v1/templates/:template/fork': needs(RESOURCE_PERMISSIONS.templates.create),
+  'PATCH /v1/templates/:template/name': needs(RESOURCE_PERMISSIONS.templates.update),
+  'PATCH /v1/templates/:template/description': needs(RESOURCE_PERMISSIONS.templates.update),
+  'POST /v1/templates/:template/agents': needs(agents.create, RESOURCE_PERMISSIONS.templates.read),
+  'POST /v1/templates/:template/migrate': needs(RESOURCE_PERMISSIONS.templates.update, agents.update),
+  'DELETE /v1/_internal_templates/deployment/:deployment_id': needs(agents.delete),
+  'POST /api/agent-templates/migrations/:workflowId/abort': needs(RESOURCE_PERMISSIONS.templates.update),
+  'PATCH /api/agent-templates/:agentTemplateId/name': needs(RESOURCE_PERMISSIONS.templates.update),
+  'POST /api/agent-templates/:agentTemplateId/fork': needs(RESOURCE_PERMISSIONS.templates.create),
+  'POST /api/agent-templates/:agentTemplateId/versions': needs(RESOURCE_PERMISSIONS.templates.update),
+  'POST /api/template-versions/:slug/agents': needs(agents.create, RESOURCE_PERMISSIONS.templates.read),
+  'POST /api/template-versions/:slug/migrate': needs(RESOURCE_PERMISSIONS.templates.update, agents.update),
 };
 
 /** A path prefix and what its routes need when they have no rule of their own. */
@@ -335,7 +354,13 @@ const FAMILIES: Family[] = [
   { prefix: '/v1/_internal_runs', resource: agents },
   { prefix: '/v1/_internal_templates', resource: RESOURCE_PERMISSIONS.templates },
   { prefix: '/v1/templates', resource: RESOURCE_PERMISSIONS.templates },
+  { prefix: '/api/agent-templates', resource: RESOURCE_PERMISSIONS.templates },
+  { prefix: '/api/agent-templates-memory-variables', resource: RESOURCE_PERMISSIONS.templates },
+  { prefix: '/api/template-versions', resource: RESOURCE_PERMISSIONS.templates },
   { prefix: '/v1/projects', resource: projects },
+  // Traces and metrics show what agents did: reading agents is what it takes (analysts included).
+  { prefix: '/api/traces', rule: needs(agents.read) },
+  { prefix: '/api/observability', rule: needs(agents.read) },
   { prefix: '/v1/tools', resource: RESOURCE_PERMISSIONS.tools },
   { prefix: '/v1/mcp-servers', resource: RESOURCE_PERMISSIONS.tools },
   { prefix: '/v1/sandbox-config', resource: RESOURCE_PERMISSIONS.tools },

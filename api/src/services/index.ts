@@ -3,9 +3,10 @@ import type { Client } from '@temporalio/client';
 import { createApiKeyService } from './tenancy/api-keys.js';
 import { createOrganizationService } from './tenancy/organizations.js';
 import { createAccountServices, type AccountServiceOptions } from './accounts/index.js';
-import { createAgentRunClient, createFileIngestionClient, createMessageBatchClient } from '@engram/temporal';
+import { createAgentRunClient, createFileIngestionClient, createMessageBatchClient, createTemplateMigrationClient } from '@engram/temporal';
 import { createBatchService } from './batches/batch-service.js';
 import { createScheduleService } from './schedules/schedule-service.js';
+import { createChatCompletionService } from './chat-completions/chat-completion-service.js';
 import { createScheduledMessageClient } from '@engram/temporal';
 import { createMessageService } from './messages/message-service.js';
 import { createMessageHistoryService } from './messages/message-history-service.js';
@@ -38,7 +39,10 @@ import { createFolderService } from './folders/folder-service.js';
 import { createAgentFolderService } from './agents/agent-folders-service.js';
 import { createClientSideAccessTokenService } from './access-tokens/client-side-access-tokens.js';
 import { createOAuthServices } from './oauth/index.js';
+import { createTemplateService } from './templates/template-service.js';
 import { createBillingServices, type BillingMode } from './billing/index.js';
+import { createAdminServices } from './admin/index.js';
+import { createObservabilityServices } from './observability/index.js';
 
 export type ServiceDeps = {
   db: Database;
@@ -53,6 +57,8 @@ export type ServiceDeps = {
   publicUrl?: string;
   /** ENGRAM_BILLING (`ApiConfig.billing`): `off` (default) meters without refusing, `on` enforces tiers and credits. */
   billingMode?: BillingMode;
+  /** ENGRAM_ADMIN_EMAILS (`ApiConfig.adminEmails`): accounts with these emails are platform admins. */
+  adminEmails?: readonly string[];
 } & Pick<AccountServiceOptions, 'notifier' | 'rateLimiter' | 'supportChatSecret'>;
 
 /** The default listen address, for compositions (tests) that do not say where they are reached. */
@@ -62,9 +68,23 @@ const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8283';
 export function createServices(deps: ServiceDeps) {
   const apiKeys = createApiKeyService({ db: deps.db });
   const organizations = createOrganizationService({ db: deps.db, apiKeys });
+  const billingServices = createBillingServices({ db: deps.db, mode: deps.billingMode ?? 'off' });
   const agentRuns = createAgentRunClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const messages = createMessageService({ db: deps.db });
-  const runs = createRunService({ db: deps.db, agentRuns, messages });
+  const accountServices = createAccountServices({
+    db: deps.db,
+    secrets: deps.secrets,
+    notifier: deps.notifier,
+    rateLimiter: deps.rateLimiter,
+    supportChatSecret: deps.supportChatSecret,
+  });
+  const admin = createAdminServices({
+    db: deps.db,
+    agentRuns,
+    deleteAccount: (userId) => accountServices.accounts.delete(userId),
+    adminEmails: deps.adminEmails ?? [],
+  });
+  const runs = createRunService({ db: deps.db, agentRuns, messages, admitBilledRun: billingServices.quotas.admitRun, admitModelRequest: (organizationId, llmConfig) => admin.modelRateLimits.admit(organizationId, llmConfig) });
   const messageHistory = createMessageHistoryService({
     db: deps.db,
     compactContext: createCompactContext({ db: deps.db, baseProviders: deps.baseProviders, secrets: deps.secrets }),
@@ -73,7 +93,7 @@ export function createServices(deps: ServiceDeps) {
   const runLog = { follow: (options: FollowOptions) => followRunLog({ db: deps.db, notifications: deps.notifications }, options) };
   const providers = createProviderService({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders });
   const models = createModelService({ providers });
-  const agents = createAgentService({ db: deps.db, secrets: deps.secrets, models, organizations });
+  const agents = createAgentService({ db: deps.db, secrets: deps.secrets, models, organizations, quotas: billingServices.quotas });
   const coreMemory = createCoreMemoryService({ db: deps.db, secrets: deps.secrets });
   const agentTools = createAgentToolService({ db: deps.db });
   const contextWindow = createContextWindowService({ db: deps.db });
@@ -95,18 +115,21 @@ export function createServices(deps: ServiceDeps) {
   const fileIngestion = createFileIngestionClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const folders = createFolderService({ db: deps.db, models, fileIngestion });
   const agentFolders = createAgentFolderService({ db: deps.db, secrets: deps.secrets });
+  const templates = createTemplateService({
+    db: deps.db,
+    agents,
+    agentFiles,
+    organizations,
+    migrations: createTemplateMigrationClient({ client: deps.temporal, taskQueue: deps.taskQueue }),
+  });
   return {
     db: deps.db,
     apiKeys,
     organizations,
-    ...createAccountServices({
-      db: deps.db,
-      secrets: deps.secrets,
-      notifier: deps.notifier,
-      rateLimiter: deps.rateLimiter,
-      supportChatSecret: deps.supportChatSecret,
-    }),
+    ...accountServices,
+    ...admin,
     runs,
+    ...createObservabilityServices({ db: deps.db }),
     messages,
     runLog,
     messageHistory,
@@ -129,10 +152,12 @@ export function createServices(deps: ServiceDeps) {
     agentToolRuns,
     folders,
     agentFolders,
+    templates,
     batches: createBatchService({ db: deps.db, messageBatches: createMessageBatchClient({ client: deps.temporal, taskQueue: deps.taskQueue }) }),
+    chatCompletions: createChatCompletionService({ runs, follow: runLog.follow }),
     schedules: createScheduleService({ db: deps.db, scheduledMessages: createScheduledMessageClient({ client: deps.temporal, taskQueue: deps.taskQueue }) }),
     clientSideAccessTokens: createClientSideAccessTokenService({ db: deps.db }),
-    ...createBillingServices({ db: deps.db, mode: deps.billingMode ?? 'off' }),
+    ...billingServices,
     ...createOAuthServices({ db: deps.db, secrets: deps.secrets, issuer: `${deps.publicUrl ?? DEFAULT_PUBLIC_URL}/oauth` }),
   };
 }

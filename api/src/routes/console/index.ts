@@ -2,6 +2,8 @@ import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
 import { registerSessionAuth } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
+import { adminRoutes } from './admin/index.js';
+import { agentTemplateRoutes } from './agent-templates.js';
 import { apiKeyRoutes } from './api-keys.js';
 import { billingRoutes } from './billing.js';
 import { connectedAppRoutes } from './connected-apps.js';
@@ -16,6 +18,8 @@ import { onboardingRoutes } from './onboarding.js';
 import { organizationRoutes } from './organizations.js';
 import { preferenceRoutes } from './preferences.js';
 import { projectRoutes } from './projects.js';
+import { traceRoutes } from './traces.js';
+import { observabilityRoutes } from './observability.js';
 import { userRoutes } from './user.js';
 import { verificationRoutes } from './verification.js';
 
@@ -26,7 +30,7 @@ import { verificationRoutes } from './verification.js';
 export function consoleRoutes(services: AppServices, options: ConsoleSettingsOptions & { exposeDevelopmentOutbox: boolean }): FastifyPluginAsync {
   return async (app) => {
     await app.register(cookie);
-    registerSessionAuth(app, { sessions: services.sessions });
+    registerSessionAuth(app, { sessions: services.sessions, standing: services.standing });
     await app.register(userRoutes(services));
     await app.register(verificationRoutes(services));
     await app.register(onboardingRoutes(services));
@@ -35,12 +39,16 @@ export function consoleRoutes(services: AppServices, options: ConsoleSettingsOpt
     await app.register(memberRoutes(services));
     await app.register(inviteRoutes(services));
     await app.register(projectRoutes(services));
+    await app.register(traceRoutes(services));
+    await app.register(observabilityRoutes(services));
     await app.register(apiKeyRoutes(services));
+    await app.register(agentTemplateRoutes(services));
     await app.register(environmentVariableRoutes(services));
     await app.register(developmentServerRoutes(services));
     await app.register(preferenceRoutes(services));
     await app.register(oauthConsoleRoutes(services));
     await app.register(connectedAppRoutes(services));
+    await app.register(adminRoutes(services));
     await app.register(consoleSettingsRoutes({ temporalUi: options.temporalUi }));
     if (options.exposeDevelopmentOutbox) await app.register(developmentOutboxRoutes(services));
   };

@@ -6,6 +6,7 @@ import { healthRoutes } from './health.js';
 import { messageRoutes } from './agents/messages.js';
 import { messageHistoryRoutes } from './agents/message-history.js';
 import { runRoutes } from './runs.js';
+import { runTraceRoutes } from './run-trace.js';
 import { agentRoutes } from './agents/index.js';
 import { modelRoutes } from './models.js';
 import { providerRoutes } from './providers.js';
@@ -26,7 +27,11 @@ import { messageSearchRoutes } from './agents/message-search.js';
 import { folderRoutes } from './folders.js';
 import { sourceRoutes } from './sources.js';
 import { clientSideAccessTokenRoutes } from './client-side-access-tokens.js';
+import { templateRoutes } from './templates.js';
+import { internalTemplateRoutes } from './internal-templates.js';
+import { adminRoutes } from './admin.js';
 import { messageBatchRoutes } from './messages-batches.js';
+import { chatCompletionRoutes } from './chat-completions.js';
 
 /** The `/v1` agent API: every route below is authenticated by API key and scoped to its organization. */
 export type V1Settings = { version: string; pingIntervalMs: number; pollIntervalMs: number; maxUploadBytes: number };
@@ -37,11 +42,14 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     registerApiKeyAuth(app, {
       bearerTokens: [services.apiKeys, services.clientSideAccessTokens, services.oauthAccessTokens],
       sessions: services.sessions,
+      standing: services.standing,
     });
     await app.register(healthRoutes(deps));
+    await app.register(adminRoutes(services));
     await app.register(messageRoutes(services, deps));
     await app.register(messageHistoryRoutes(services));
     await app.register(runRoutes(services, deps));
+    await app.register(runTraceRoutes(services));
     await app.register(agentRoutes(services));
     await app.register(modelRoutes(services));
     await app.register(providerRoutes(services));
@@ -62,6 +70,9 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     await app.register(folderRoutes(services, deps));
     await app.register(sourceRoutes(services, deps));
     await app.register(clientSideAccessTokenRoutes(services));
+    await app.register(templateRoutes(services));
+    await app.register(internalTemplateRoutes(services));
     await app.register(messageBatchRoutes(services));
+    await app.register(chatCompletionRoutes(services, deps));
   };
 }

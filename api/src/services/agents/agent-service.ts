@@ -31,6 +31,7 @@ import { BadRequestError, ConflictError, NotFoundError, UnprocessableError } fro
 import type { RequestContext } from '../../http/request-context.js';
 import type { ModelService } from '../models/model-service.js';
 import type { OrganizationService } from '../tenancy/organizations.js';
+import type { QuotaService } from '../billing/quotas.js';
 import { blockLimitError } from '../blocks/block-limit.js';
 import { attachFolders, replaceFolders } from './agent-folders-service.js';
 import { generateAgentName, isValidAgentName } from './agent-names.js';
@@ -109,6 +110,16 @@ export type CreateAgentInput = ModelInput & {
   per_file_view_window_char_limit?: number | null | undefined;
   hidden?: boolean | null | undefined;
   response_format?: Record<string, unknown> | null | undefined;
+  /** Set by the template service for an agent it builds from a template version. */
+  templateOrigin?: TemplateOrigin | undefined;
+};
+
+/** Where an agent built from a template came from; its migrations re-apply `memoryVariables`. */
+export type TemplateOrigin = {
+  templateId: string;
+  templateVersionId: string | null;
+  deploymentId: string | null;
+  memoryVariables: Record<string, string>;
 };
 
 export type UpdateAgentInput = ModelInput & {
@@ -148,8 +159,8 @@ export type AgentFilter = {
   lastStopReason?: string | undefined;
   identityId?: string | undefined;
   identifierKeys?: string[] | undefined;
-  /** Templates do not exist in Engram yet, so filtering on them matches no agent. */
-  template?: boolean | undefined;
+  templateId?: string | undefined;
+  baseTemplateId?: string | undefined;
 };
 
 export type AgentOrderBy = 'created_at' | 'updated_at' | 'last_run_completion';
@@ -166,6 +177,8 @@ export type AgentServiceDeps = {
   secrets: SecretBox;
   models: Pick<ModelService, 'resolveLlmConfig' | 'resolveEmbeddingConfig'>;
   organizations: Pick<OrganizationService, 'resolveProject'>;
+  /** Tier limits, enforced while billing is on. */
+  quotas?: Pick<QuotaService, 'assertCanCreate'>;
 };
 
 function stripNullBytes(value: string): string {
@@ -298,7 +311,8 @@ export function createAgentService(deps: AgentServiceDeps) {
 
   function filtered(ctx: RequestContext, filter: AgentFilter) {
     const query = Agent.query(db).forOrg(ctx.organizationId);
-    if (filter.template) query.whereRaw('false');
+    if (filter.templateId !== undefined) query.where('agents.template_id', filter.templateId);
+    if (filter.baseTemplateId !== undefined) query.where('agents.base_template_id', filter.baseTemplateId);
     if (filter.identityId !== undefined || filter.identifierKeys?.length) {
       query.whereExists((linked) => {
         linked
@@ -343,6 +357,7 @@ export function createAgentService(deps: AgentServiceDeps) {
       const agentId = newId('agent');
       const now = new Date();
       await db.transaction(async (trx) => {
+        await deps.quotas?.assertCanCreate(trx, ctx.organizationId, 'agents');
         const includeBaseTools = input.include_base_tools ?? true;
         const baseTools = await ensureBaseTools(trx, ctx.organizationId);
         const tools = [
@@ -376,6 +391,15 @@ export function createAgentService(deps: AgentServiceDeps) {
           toolExecEnvironmentVariables: sealedSecrets(secrets, { ...input.tool_exec_environment_variables, ...input.secrets }),
           createdById: ctx.userId,
           lastUpdatedById: ctx.userId,
+          ...(input.templateOrigin
+            ? {
+                templateId: input.templateOrigin.templateId,
+                baseTemplateId: input.templateOrigin.templateId,
+                templateVersionId: input.templateOrigin.templateVersionId,
+                deploymentId: input.templateOrigin.deploymentId,
+                memoryVariables: input.templateOrigin.memoryVariables,
+              }
+            : {}),
         });
 
         const createdBlocks = memoryBlocks.length

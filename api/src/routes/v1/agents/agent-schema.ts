@@ -33,8 +33,8 @@ export const MemoryResponse = z
 const AgentSecret = z.object({ agent_id: z.string(), key: z.string(), value: z.string(), description: z.string().nullable() });
 
 /**
- * The wire `AgentState`. Relationship fields not asked for with `include` are empty lists; groups and
- * templates are not part of an agent here, so those fields are always null.
+ * The wire `AgentState`. Relationship fields not asked for with `include` are empty lists; groups are not
+ * part of an agent here, so those fields are always null, and the template fields are set on agents built from one.
  */
 export const AgentResponse = z
   .object({

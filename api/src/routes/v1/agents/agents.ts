@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { STOP_REASONS } from '@engram/core';
 import { requireContext } from '../../../http/auth.js';
 import type { AppServices } from '../../../services/index.js';
-import { AGENT_INCLUDES } from '../../../services/agents/agent-views.js';
+import { AGENT_INCLUDES, EVERY_RELATIONSHIP } from '../../../services/agents/agent-views.js';
 import { agentToWire } from '../../../services/agents/agent-wire.js';
 import {
   AGENT_TYPES,
@@ -80,8 +80,8 @@ const CreateAgentBody = z.strictObject({
   response_format: ResponseFormatSchema.nullish(),
   folder_ids: z.array(z.string()).nullish(),
   source_ids: z.array(z.string()).nullish(),
-  // Accepted for compatibility with existing clients; identities, templates, sleep-time agents and compaction
-  // settings are not part of an agent here yet, so these are not acted on.
+  // Accepted for compatibility with existing clients; identities, sleep-time agents and compaction settings
+  // are not part of an agent here yet, so these are not acted on.
   identity_ids: z.array(z.string()).nullish(),
   include_default_source: z.boolean().optional(),
   include_multi_agent_tools: z.boolean().optional(),
@@ -91,11 +91,13 @@ const CreateAgentBody = z.strictObject({
   max_reasoning_tokens: z.number().int().nullish(),
   embedding_chunk_size: z.number().int().nullish(),
   compaction_settings: z.looseObject({}).nullish(),
-  from_template: z.string().nullish(),
-  template: z.boolean().optional(),
   template_id: z.string().nullish(),
   base_template_id: z.string().nullish(),
+  /** `name:version` of a template to build the agent from, its placeholders filled from `memory_variables`. */
+  from_template: z.string().nullish(),
   memory_variables: z.record(z.string(), z.string()).nullish(),
+  /** Also make a template of the new agent (named after it). */
+  template: z.boolean().optional(),
 });
 
 /** Update ignores unknown keys, as the reference server's UpdateAgent does. */
@@ -163,7 +165,8 @@ function agentFilter(query: z.infer<typeof CountAgentsQuery>) {
     projectId: query.project_id,
     createdById: query.created_by_id,
     lastStopReason: query.last_stop_reason,
-    template: [query.template_id, query.base_template_id].some(Boolean),
+    templateId: query.template_id,
+    baseTemplateId: query.base_template_id,
     identityId: query.identity_id,
     identifierKeys: query.identifier_keys,
   };
@@ -181,7 +184,21 @@ export function agentCrudRoutes(services: AppServices): FastifyPluginAsyncZod {
           response: { 200: AgentResponse, ...errorResponses(404, 409, 422) },
         },
       },
-      async (request) => agentToWire(await services.agents.create(requireContext(request), request.body)),
+      async (request) => {
+        const ctx = requireContext(request);
+        const { body } = request;
+        if (!body.from_template && !body.template) return agentToWire(await services.agents.create(ctx, body));
+        const agentId = body.from_template
+          ? await services.templates.createAgent(ctx, body.from_template, {
+              agentName: body.name,
+              tags: body.tags ?? undefined,
+              memoryVariables: body.memory_variables ?? undefined,
+              initialMessageSequence: body.initial_message_sequence ?? undefined,
+            })
+          : (await services.agents.create(ctx, body)).agent.id;
+        if (body.template) await services.templates.createFromAgent(ctx, agentId);
+        return agentToWire(await services.agents.get(ctx, agentId, EVERY_RELATIONSHIP));
+      },
     );
 
     app.get(

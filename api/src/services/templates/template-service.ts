@@ -1,0 +1,472 @@
+import {
+  consoleTemplateNameProblem,
+  fillPlaceholders,
+  memoryVariablesOf,
+  parseTemplateVersion,
+  resolveMemoryVariables,
+  templateNameProblem,
+  type BlockReconciliationStrategy,
+  type TemplateSnapshot,
+} from '@engram/core/templates/snapshot';
+import {
+  Agent,
+  AgentTemplate,
+  AgentTemplateVersion,
+  Project,
+  TemplateDeployment,
+  TemplateMigration,
+  TemplateMigrationAgent,
+  newId,
+  type Database,
+} from '@engram/db';
+import type { TemplateMigrationClient } from '@engram/temporal';
+import { ConflictError, NotFoundError, UnprocessableError } from '../../errors.js';
+import type { RequestContext } from '../../http/request-context.js';
+import type { AgentFileService } from '../agent-files/agent-file-service.js';
+import type { AgentService, InitialMessageInput } from '../agents/agent-service.js';
+import { EVERY_RELATIONSHIP } from '../agents/agent-views.js';
+import type { OrganizationService } from '../tenancy/organizations.js';
+import { agentInputOf, sameSnapshot, snapshotOfAgent } from './snapshots.js';
+import type { MigrationView, TemplateView, VersionRef } from './types.js';
+
+export type TemplateServiceDeps = {
+  db: Database;
+  agents: AgentService;
+  agentFiles: Pick<AgentFileService, 'importFile'>;
+  organizations: Pick<OrganizationService, 'resolveProject'>;
+  migrations: TemplateMigrationClient;
+};
+
+export type TemplateSource = { type: 'agent'; agentId: string } | { type: 'agent_file'; agentFile: Record<string, unknown>; updateExistingTools: boolean };
+
+/** Which name rules apply: the public API's single message, or the console's length and character messages. */
+export type NameRules = 'v1' | 'console';
+
+export type CreateAgentsInput = {
+  agentName?: string | undefined;
+  tags?: string[] | undefined;
+  identityIds?: string[] | undefined;
+  memoryVariables?: Record<string, string> | undefined;
+  initialMessageSequence?: InitialMessageInput[] | undefined;
+};
+
+export type MigrationOptions = {
+  strategy: BlockReconciliationStrategy;
+  preserveCoreMemories: boolean;
+};
+
+export type SaveInput = { message?: string | undefined; migrateAgents?: MigrationOptions | undefined };
+
+/** Migrations listed per page (spec 000 §9). */
+export const MIGRATIONS_PER_PAGE = 50;
+
+function assertName(name: string, rules: NameRules, loc: Array<string | number>): void {
+  const problem = rules === 'v1' ? templateNameProblem(name) : consoleTemplateNameProblem(name);
+  if (problem) throw new UnprocessableError(loc, problem);
+}
+
+function randomTemplateName(): string {
+  return `template-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+export function createTemplateService(deps: TemplateServiceDeps) {
+  const { db } = deps;
+
+  async function viewOf(ctx: RequestContext, template: AgentTemplate): Promise<TemplateView> {
+    const project = await Project.query(db).forOrg(ctx.organizationId).findById(template.projectId);
+    const dirty = template.latestVersion === 0 || !(await matchesLatest(ctx, template));
+    return { template, projectSlug: project?.slug ?? '', hasUnsavedChanges: dirty };
+  }
+
+  async function matchesLatest(ctx: RequestContext, template: AgentTemplate): Promise<boolean> {
+    const latest = await AgentTemplateVersion.query(db)
+      .forOrg(ctx.organizationId)
+      .findOne({ templateId: template.id, version: template.latestVersion });
+    return latest !== undefined && sameSnapshot(latest.snapshot, template.workingSnapshot);
+  }
+
+  async function findByName(ctx: RequestContext, name: string): Promise<AgentTemplate> {
+    const template = await AgentTemplate.query(db).forOrg(ctx.organizationId).findOne({ name });
+    if (!template) throw new NotFoundError(`Template '${name}'`);
+    return template;
+  }
+
+  async function findById(ctx: RequestContext, id: string): Promise<AgentTemplate> {
+    const template = await AgentTemplate.query(db).forOrg(ctx.organizationId).findById(id);
+    if (!template) throw new NotFoundError('Template');
+    return template;
+  }
+
+  async function assertNameFree(ctx: RequestContext, name: string): Promise<void> {
+    const taken = await AgentTemplate.query(db).forOrg(ctx.organizationId).findOne({ name });
+    if (taken) throw new ConflictError(`A template named '${name}' already exists`);
+  }
+
+  /** The version a reference names: a number, the newest saved one (`latest`), or the working state (`dev`). */
+  async function resolveVersion(ctx: RequestContext, ref: string): Promise<VersionRef> {
+    const parsed = parseTemplateVersion(ref);
+    if (!parsed) throw new NotFoundError(`Template version '${ref}'`);
+    const template = await findByName(ctx, parsed.templateName);
+    if (parsed.version === 'dev') return { template, version: null, snapshot: template.workingSnapshot };
+    const number = parsed.version === 'latest' ? template.latestVersion : parsed.version;
+    const version = await AgentTemplateVersion.query(db).forOrg(ctx.organizationId).findOne({ templateId: template.id, version: number });
+    if (!version) throw new NotFoundError(`Template version '${ref}'`);
+    return { template, version, snapshot: version.snapshot };
+  }
+
+  async function snapshotOfSource(ctx: RequestContext, source: TemplateSource, projectId: string): Promise<TemplateSnapshot> {
+    if (source.type === 'agent') return snapshotOfAgent(await deps.agents.get(ctx, source.agentId, EVERY_RELATIONSHIP));
+    // The file is imported as an agent (its tools bound to the organization's), read back, and removed.
+    const [agentId, ...others] = await deps.agentFiles.importFile(ctx, Buffer.from(JSON.stringify(source.agentFile)), {
+      appendCopySuffix: false,
+      overrideExistingTools: source.updateExistingTools,
+      stripMessages: true,
+      projectId,
+      secrets: {},
+    });
+    if (!agentId) throw new UnprocessableError(['body', 'agent_file'], 'The agent file holds no agent');
+    try {
+      return snapshotOfAgent(await deps.agents.get(ctx, agentId, EVERY_RELATIONSHIP));
+    } finally {
+      for (const id of [agentId, ...others]) await deps.agents.delete(ctx, id);
+    }
+  }
+
+  /** Saves the working state as the next version; the template row is locked so two saves number apart. */
+  async function saveVersion(ctx: RequestContext, templateId: string, message: string | null): Promise<AgentTemplateVersion> {
+    return db.transaction(async (trx) => {
+      const template = await AgentTemplate.query(trx).forOrg(ctx.organizationId).findById(templateId).forUpdate();
+      if (!template) throw new NotFoundError('Template');
+      const version = await AgentTemplateVersion.query(trx).insert({
+        id: newId('templateVersion'),
+        organizationId: ctx.organizationId,
+        templateId,
+        version: template.latestVersion + 1,
+        message,
+        snapshot: template.workingSnapshot,
+      });
+      await template.$query(trx).patch({ latestVersion: version.version });
+      return version;
+    });
+  }
+
+  async function startMigration(ctx: RequestContext, template: AgentTemplate, version: AgentTemplateVersion, options: MigrationOptions) {
+    const migration = await TemplateMigration.query(db).insert({
+      id: newId('templateMigration'),
+      organizationId: ctx.organizationId,
+      templateId: template.id,
+      toVersionId: version.id,
+      status: 'running',
+      blockReconciliationStrategy: options.strategy,
+      preserveCoreMemories: options.preserveCoreMemories,
+      abortRequested: false,
+      startedAt: new Date(),
+    });
+    await deps.migrations.start({ organizationId: ctx.organizationId, migrationId: migration.id });
+    return migration;
+  }
+
+  async function migrationView(ctx: RequestContext, migration: TemplateMigration): Promise<MigrationView> {
+    const counts = (await TemplateMigrationAgent.query(db)
+      .forOrg(ctx.organizationId)
+      .where({ migrationId: migration.id })
+      .groupBy('status')
+      .select('status')
+      .count('* as count')) as unknown as Array<{ status: string; count: string }>;
+    const byStatus = Object.fromEntries(counts.map((row) => [row.status, Number(row.count)]));
+    const failures = await TemplateMigrationAgent.query(db)
+      .forOrg(ctx.organizationId)
+      .where({ migrationId: migration.id, status: 'failed' })
+      .orderBy('agentId')
+      .limit(100);
+    const template = await AgentTemplate.query(db).forOrg(ctx.organizationId).findById(migration.templateId);
+    const version = await AgentTemplateVersion.query(db).forOrg(ctx.organizationId).findById(migration.toVersionId);
+    return {
+      migration,
+      workflowId: deps.migrations.workflowId(migration.id),
+      templateVersion: `${template?.name ?? ''}:${version?.version ?? ''}`,
+      total: Object.values(byStatus).reduce((sum, count) => sum + count, 0),
+      migrated: byStatus.migrated ?? 0,
+      failed: byStatus.failed ?? 0,
+      untouched: byStatus.untouched ?? 0,
+      failures: failures.map((row) => ({ agentId: row.agentId, reason: row.failureReason ?? '' })),
+    };
+  }
+
+  async function createAgentFrom(
+    ctx: RequestContext,
+    ref: VersionRef,
+    input: CreateAgentsInput,
+    deploymentId: string | null,
+  ): Promise<string> {
+    const { values, missing } = resolveMemoryVariables(memoryVariablesOf(ref.snapshot), input.memoryVariables ?? {});
+    if (missing.length > 0) {
+      throw new UnprocessableError(
+        ['body', 'memory_variables'],
+        `Missing memory variable${missing.length > 1 ? 's' : ''} without a default: ${missing.join(', ')}`,
+      );
+    }
+    const fill = (text: string) => fillPlaceholders(text, values);
+    const base = agentInputOf(ref.snapshot, fill);
+    const agent = await deps.agents.create(ctx, {
+      ...base,
+      ...(input.agentName ? { name: input.agentName } : {}),
+      tags: [...new Set([...(base.tags ?? []), ...(input.tags ?? [])])],
+      project_id: ref.template.projectId,
+      ...(input.initialMessageSequence ? { initial_message_sequence: input.initialMessageSequence } : {}),
+      templateOrigin: { templateId: ref.template.id, templateVersionId: ref.version?.id ?? null, deploymentId, memoryVariables: values },
+    });
+    return agent.agent.id;
+  }
+
+  return {
+    resolveVersion,
+
+    async create(
+      ctx: RequestContext,
+      input: { source: TemplateSource; name?: string | undefined; description?: string | undefined; projectId?: string | undefined },
+      rules: NameRules,
+    ): Promise<TemplateView> {
+      const name = input.name ?? randomTemplateName();
+      assertName(name, rules, ['body', 'name']);
+      await assertNameFree(ctx, name);
+      const projectId = await deps.organizations.resolveProject(ctx.organizationId, input.projectId ? { id: input.projectId } : ctx.project);
+      const snapshot = await snapshotOfSource(ctx, input.source, projectId);
+      const template = await AgentTemplate.query(db).insert({
+        id: newId('template'),
+        organizationId: ctx.organizationId,
+        projectId,
+        name,
+        description: input.description ?? null,
+        workingSnapshot: snapshot,
+        latestVersion: 0,
+        simulatedAgentId: null,
+      });
+      await saveVersion(ctx, template.id, 'Initial version');
+      return viewOf(ctx, await findById(ctx, template.id));
+    },
+
+    /** A template of an agent (`POST /v1/agents` with `template: true`), named after it. */
+    async createFromAgent(ctx: RequestContext, agentId: string): Promise<TemplateView> {
+      const agent = await deps.agents.get(ctx, agentId, new Set());
+      const base = agent.agent.name.replace(/[^A-Za-z0-9_-]+/g, '-');
+      let name = base;
+      for (let suffix = 2; await AgentTemplate.query(db).forOrg(ctx.organizationId).findOne({ name }); suffix++) name = `${base}-${suffix}`;
+      return this.create(ctx, { source: { type: 'agent', agentId }, name }, 'v1');
+    },
+
+    async get(ctx: RequestContext, id: string): Promise<TemplateView> {
+      return viewOf(ctx, await findById(ctx, id));
+    },
+
+    async getByName(ctx: RequestContext, name: string): Promise<TemplateView> {
+      return viewOf(ctx, await findByName(ctx, name));
+    },
+
+    async list(
+      ctx: RequestContext,
+      query: { search?: string | undefined; projectId?: string | undefined; offset: number; limit: number },
+    ): Promise<{ templates: TemplateView[]; hasNextPage: boolean }> {
+      const rows = AgentTemplate.query(db).forOrg(ctx.organizationId);
+      if (query.projectId) rows.where({ projectId: query.projectId });
+      if (query.search) rows.where('name', 'ilike', `%${query.search.replace(/[\\%_]/g, '\\$&')}%`);
+      const page = await rows.orderBy([{ column: 'updatedAt', order: 'desc' }, { column: 'id' }]).offset(query.offset).limit(query.limit + 1);
+      const templates = [];
+      for (const template of page.slice(0, query.limit)) templates.push(await viewOf(ctx, template));
+      return { templates, hasNextPage: page.length > query.limit };
+    },
+
+    /** Replaces the working state from an agent file, saving unsaved changes as a version first when asked. */
+    async updateFromAgentFile(
+      ctx: RequestContext,
+      name: string,
+      input: { agentFile: Record<string, unknown>; saveExistingChanges: boolean; updateExistingTools: boolean },
+    ): Promise<void> {
+      const template = await findByName(ctx, name);
+      if (input.saveExistingChanges && !(await matchesLatest(ctx, template))) await saveVersion(ctx, template.id, 'Saved before an agent file update');
+      const snapshot = await snapshotOfSource(
+        ctx,
+        { type: 'agent_file', agentFile: input.agentFile, updateExistingTools: input.updateExistingTools },
+        template.projectId,
+      );
+      await template.$query(db).patch({ workingSnapshot: snapshot });
+    },
+
+    /** Changes the working state (the console editor); saving makes it a version. */
+    async updateWorkingState(ctx: RequestContext, id: string, patch: Partial<TemplateSnapshot>): Promise<TemplateView> {
+      const template = await findById(ctx, id);
+      await template.$query(db).patch({ workingSnapshot: { ...template.workingSnapshot, ...patch } });
+      return viewOf(ctx, await findById(ctx, id));
+    },
+
+    async save(
+      ctx: RequestContext,
+      name: string,
+      input: SaveInput,
+    ): Promise<{ view: TemplateView; version: AgentTemplateVersion; migration: TemplateMigration | null }> {
+      const template = await findByName(ctx, name);
+      const version = await saveVersion(ctx, template.id, input.message ?? null);
+      const migration = input.migrateAgents ? await startMigration(ctx, template, version, input.migrateAgents) : null;
+      return { view: await viewOf(ctx, await findById(ctx, template.id)), version, migration };
+    },
+
+    /** Makes a saved version the working state again; unsaved changes are saved as a version first. */
+    async rollback(ctx: RequestContext, name: string, versionText: string): Promise<number> {
+      if (versionText === 'dev' || versionText === 'current') {
+        throw new UnprocessableError(['body', 'version'], "Cannot roll back to 'dev' or 'current'");
+      }
+      const template = await findByName(ctx, name);
+      const ref = await resolveVersion(ctx, `${name}:${versionText}`);
+      if (!(await matchesLatest(ctx, template))) await saveVersion(ctx, template.id, 'Saved before a rollback');
+      await AgentTemplate.query(db).forOrg(ctx.organizationId).findById(template.id).patch({ workingSnapshot: ref.snapshot });
+      return ref.version!.version;
+    },
+
+    /** Deletes a template with its versions; refused while agents were created from it, unless forced. */
+    async delete(ctx: RequestContext, name: string, force: boolean): Promise<void> {
+      const template = await findByName(ctx, name);
+      const query = Agent.query(db).forOrg(ctx.organizationId).where({ templateId: template.id });
+      if (template.simulatedAgentId) query.whereNot('id', template.simulatedAgentId);
+      const dependents = await query.resultSize();
+      if (dependents > 0 && !force) {
+        throw new ConflictError(
+          `Template '${name}' still has ${dependents} agent${dependents === 1 ? '' : 's'} created from it; delete them first, or delete the template with force=true`,
+        );
+      }
+      await db.transaction(async (trx) => {
+        await Agent.query(trx).forOrg(ctx.organizationId).where({ templateId: template.id }).patch({ templateId: null, templateVersionId: null });
+        await AgentTemplate.query(trx).forOrg(ctx.organizationId).deleteById(template.id);
+      });
+      if (template.simulatedAgentId) await deps.agents.delete(ctx, template.simulatedAgentId).catch(() => undefined);
+    },
+
+    async fork(ctx: RequestContext, id: string, newName: string | undefined, rules: NameRules): Promise<TemplateView> {
+      const source = await findById(ctx, id);
+      const name = newName ?? `${source.name}-fork`;
+      assertName(name, rules, ['body', 'name']);
+      await assertNameFree(ctx, name);
+      const template = await AgentTemplate.query(db).insert({
+        id: newId('template'),
+        organizationId: ctx.organizationId,
+        projectId: source.projectId,
+        name,
+        description: source.description,
+        workingSnapshot: source.workingSnapshot,
+        latestVersion: 0,
+        simulatedAgentId: null,
+      });
+      await saveVersion(ctx, template.id, `Forked from ${source.name}`);
+      return viewOf(ctx, await findById(ctx, template.id));
+    },
+
+    async rename(ctx: RequestContext, id: string, name: string, rules: NameRules): Promise<TemplateView> {
+      assertName(name, rules, ['body', 'name']);
+      const template = await findById(ctx, id);
+      if (template.name !== name) await assertNameFree(ctx, name);
+      await template.$query(db).patch({ name });
+      return viewOf(ctx, await findById(ctx, id));
+    },
+
+    async setDescription(ctx: RequestContext, id: string, description: string | null): Promise<TemplateView> {
+      const template = await findById(ctx, id);
+      await template.$query(db).patch({ description });
+      return viewOf(ctx, await findById(ctx, id));
+    },
+
+    async listVersions(ctx: RequestContext, id: string, page: { offset: number; limit: number }) {
+      const template = await findById(ctx, id);
+      const versions = await AgentTemplateVersion.query(db)
+        .forOrg(ctx.organizationId)
+        .where({ templateId: template.id })
+        .orderBy('version', 'desc')
+        .offset(page.offset)
+        .limit(page.limit + 1);
+      return { template, versions: versions.slice(0, page.limit), hasNextPage: versions.length > page.limit };
+    },
+
+    /** Creates `count` agents from a version in one deployment. */
+    async createAgents(ctx: RequestContext, versionText: string, input: CreateAgentsInput, count = 1) {
+      const ref = await resolveVersion(ctx, versionText);
+      const deployment = await TemplateDeployment.query(db).insert({
+        id: newId('deployment'),
+        organizationId: ctx.organizationId,
+        projectId: ref.template.projectId,
+        templateId: ref.template.id,
+        templateVersionId: (ref.version ?? (await resolveVersion(ctx, `${ref.template.name}:latest`)).version!).id,
+      });
+      const agentIds: string[] = [];
+      for (let index = 0; index < count; index++) agentIds.push(await createAgentFrom(ctx, ref, input, deployment.id));
+      return { agentIds, deploymentId: deployment.id };
+    },
+
+    /** One agent from a template, for `POST /v1/agents` with `from_template`; no deployment is recorded. */
+    async createAgent(ctx: RequestContext, versionText: string, input: CreateAgentsInput): Promise<string> {
+      return createAgentFrom(ctx, await resolveVersion(ctx, versionText), input, null);
+    },
+
+    /** Moves every agent of the template to a saved version, in a migration workflow. */
+    async migrate(ctx: RequestContext, versionText: string, options: MigrationOptions): Promise<MigrationView> {
+      const ref = await resolveVersion(ctx, versionText);
+      if (!ref.version) throw new UnprocessableError(['body', 'version'], 'Only a saved version can be deployed to agents');
+      return migrationView(ctx, await startMigration(ctx, ref.template, ref.version, options));
+    },
+
+    async listMigrations(ctx: RequestContext, query: { templateId?: string | undefined; offset: number }) {
+      const rows = TemplateMigration.query(db).forOrg(ctx.organizationId);
+      if (query.templateId) rows.where({ templateId: query.templateId });
+      const page = await rows
+        .orderBy([{ column: 'startedAt', order: 'desc' }, { column: 'id' }])
+        .offset(query.offset)
+        .limit(MIGRATIONS_PER_PAGE + 1);
+      const migrations = [];
+      for (const migration of page.slice(0, MIGRATIONS_PER_PAGE)) migrations.push(await migrationView(ctx, migration));
+      return { migrations, hasNextPage: page.length > MIGRATIONS_PER_PAGE };
+    },
+
+    async getMigration(ctx: RequestContext, workflowId: string): Promise<MigrationView> {
+      const migration = await TemplateMigration.query(db).forOrg(ctx.organizationId).findById(migrationIdOf(workflowId));
+      if (!migration) throw new NotFoundError('Migration');
+      return migrationView(ctx, migration);
+    },
+
+    /** Stops a running migration at its next agent; the flag is read by the activities, the signal by the workflow. */
+    async abortMigration(ctx: RequestContext, workflowId: string): Promise<MigrationView> {
+      const migration = await TemplateMigration.query(db).forOrg(ctx.organizationId).findById(migrationIdOf(workflowId));
+      if (!migration) throw new NotFoundError('Migration');
+      if (migration.status === 'running') {
+        await migration.$query(db).patch({ abortRequested: true });
+        await deps.migrations.abort(migration.id);
+      }
+      return migrationView(ctx, await migration.$query(db));
+    },
+
+    /** The deployment's agents, as the `_internal_templates` deployment entities. */
+    async deploymentAgents(ctx: RequestContext, deploymentId: string) {
+      const deployment = await TemplateDeployment.query(db).forOrg(ctx.organizationId).findById(deploymentId);
+      if (!deployment) throw new NotFoundError('Deployment');
+      const agents = await Agent.query(db).forOrg(ctx.organizationId).where({ deploymentId }).orderBy('createdAt');
+      return { deployment, agents };
+    },
+
+    async deleteDeployment(ctx: RequestContext, deploymentId: string): Promise<{ deletedAgents: number; deletedBlocks: number }> {
+      const deployment = await TemplateDeployment.query(db).forOrg(ctx.organizationId).findById(deploymentId);
+      if (!deployment) throw new NotFoundError('Deployment');
+      const agents = await Agent.query(db).forOrg(ctx.organizationId).where({ deploymentId });
+      let deletedBlocks = 0;
+      for (const agent of agents) {
+        const blocks = await db('agent_blocks').where({ agent_id: agent.id, organization_id: ctx.organizationId }).count<{ count: string }[]>('* as count');
+        deletedBlocks += Number(blocks[0]?.count ?? 0);
+        await deps.agents.delete(ctx, agent.id);
+      }
+      await deployment.$query(db).delete();
+      return { deletedAgents: agents.length, deletedBlocks };
+    },
+  };
+}
+
+/** The console addresses a migration by its workflow id; the row id is what follows the prefix. */
+function migrationIdOf(workflowId: string): string {
+  return workflowId.replace(/^template-migration-/, '');
+}
+
+export type TemplateService = ReturnType<typeof createTemplateService>;

@@ -1,0 +1,23 @@
+import type { TemplateSnapshot } from '@engram/core/templates/snapshot';
+import type { AgentTemplate, AgentTemplateVersion, TemplateMigration } from '@engram/db';
+
+export type TemplateView = {
+  template: AgentTemplate;
+  projectSlug: string;
+  /** The working state differs from the newest saved version. */
+  hasUnsavedChanges: boolean;
+};
+
+/** A resolved `name:version`: a saved version, or (for `dev`) the working state with no version. */
+export type VersionRef = { template: AgentTemplate; version: AgentTemplateVersion | null; snapshot: TemplateSnapshot };
+
+export type MigrationView = {
+  migration: TemplateMigration;
+  workflowId: string;
+  templateVersion: string;
+  total: number;
+  migrated: number;
+  failed: number;
+  untouched: number;
+  failures: Array<{ agentId: string; reason: string }>;
+};
