@@ -8,6 +8,8 @@ export type SandboxPipRequirement = { name: string; version?: string | null };
 export type LocalSandboxSettings = {
   sandbox_dir?: string | null;
   use_venv?: boolean;
+  /** Tools of this config reach the network; without it their sandbox has none. */
+  allow_network?: boolean;
   venv_name?: string;
   pip_requirements?: SandboxPipRequirement[];
   timeout?: number;

@@ -1,13 +1,20 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { detectSandboxIsolation, type SandboxIsolation } from './isolation.js';
 import { runInLocalSandbox, type LocalSandboxInput } from './local-sandbox.js';
 
 const limits = { timeoutMs: 10_000, maxOutputBytes: 64 * 1024, memoryLimitMb: 512 };
 
+let isolation: SandboxIsolation;
+
+beforeAll(async () => {
+  isolation = await detectSandboxIsolation({ allowUnsafeLocalTools: false });
+});
+
 const python = (sourceCode: string, functionName: string, args: Record<string, unknown> = {}, overrides: Partial<LocalSandboxInput> = {}) =>
-  runInLocalSandbox({ language: 'python', sourceCode, functionName, args, env: {}, ...limits, ...overrides });
+  runInLocalSandbox({ language: 'python', sourceCode, functionName, args, env: {}, isolation, ...limits, ...overrides });
 
 const typescript = (sourceCode: string, functionName: string, args: Record<string, unknown> = {}, overrides: Partial<LocalSandboxInput> = {}) =>
-  runInLocalSandbox({ language: 'typescript', sourceCode, functionName, args, env: {}, ...limits, ...overrides });
+  runInLocalSandbox({ language: 'typescript', sourceCode, functionName, args, env: {}, isolation, ...limits, ...overrides });
 
 describe('the local sandbox, python', () => {
   it('passes arguments as JSON and returns the JSON-encoded value with the output captured', async () => {

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runBounded, sandboxEnvironment, type BoundedRun } from './child-process.js';
+import { sandboxedCommand, type SandboxIsolation } from './isolation.js';
 import { NODE_RUNNER, PYTHON_RUNNER } from './runners.js';
 import { prepareTypeScriptEntry } from './typescript-entry.js';
 
@@ -19,6 +20,10 @@ export type LocalSandboxInput = {
   memoryLimitMb: number;
   /** The interpreter of a virtualenv with the tool's requirements; the system python3 otherwise. */
   venvPython?: string;
+  /** Found once at start by `detectSandboxIsolation`. */
+  isolation: SandboxIsolation;
+  /** The sandbox config lets the tool reach the network; otherwise it has no network at all. */
+  allowNetwork?: boolean;
 };
 
 export type SandboxOutcome = { status: 'success' | 'error'; funcReturn: string; stdout: string[]; stderr: string[] };
@@ -102,10 +107,21 @@ function interpret(input: LocalSandboxInput, run: BoundedRun): SandboxOutcome {
  * timeouts, crashes and floods of output all come back as an error outcome.
  */
 export async function runInLocalSandbox(input: LocalSandboxInput): Promise<SandboxOutcome> {
+  if (input.isolation.kind === 'refused') return errorOutcome(input.functionName, 'SandboxUnavailableError', input.isolation.reason);
   const workDir = await mkdtemp(path.join(tmpdir(), 'engram-tool-'));
   try {
-    const launch = input.language === 'python' ? await preparePython(workDir, input) : await prepareTypeScript(workDir, input);
-    if ('error' in launch) return errorOutcome(input.functionName, 'SandboxError', launch.error);
+    const prepared = input.language === 'python' ? await preparePython(workDir, input) : await prepareTypeScript(workDir, input);
+    if ('error' in prepared) return errorOutcome(input.functionName, 'SandboxError', prepared.error);
+    const launch =
+      input.isolation.kind === 'bubblewrap'
+        ? await sandboxedCommand(input.isolation, {
+            ...prepared,
+            workDir,
+            readOnly: input.venvPython ? [path.dirname(path.dirname(input.venvPython))] : [],
+            allowNetwork: input.allowNetwork ?? false,
+            cpuSeconds: Math.max(1, Math.ceil(input.timeoutMs / 1000)),
+          })
+        : prepared;
     const run = await runBounded({
       ...launch,
       cwd: workDir,

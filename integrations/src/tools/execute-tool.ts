@@ -31,6 +31,8 @@ export type ExecuteToolDeps = {
   venvRoot?: string;
   /** The process's virtualenv manager, when it has one already (two managers could build the same venv at once). */
   venvs?: VenvManager;
+  /** ENGRAM_UNSAFE_LOCAL_TOOLS: where namespaces are unavailable, run tools unsandboxed instead of refusing them. */
+  allowUnsafeLocalTools?: boolean;
   /** The process's MCP connections; a pool of this executor's own unless the composition root shares one. */
   mcpConnections?: McpConnectionPool;
 };
@@ -61,7 +63,12 @@ const failure = (funcResponse: string): ExecuteToolResult => ({ status: 'error',
  */
 export function createExecuteTool(deps: ExecuteToolDeps) {
   const { db, secrets } = deps;
-  const runner = createToolRunner({ db, secrets, venvs: deps.venvs ?? createVenvManager({ root: deps.venvRoot ?? defaultVenvRoot() }) });
+  const runner = createToolRunner({
+    db,
+    secrets,
+    venvs: deps.venvs ?? createVenvManager({ root: deps.venvRoot ?? defaultVenvRoot() }),
+    allowUnsafeLocalTools: deps.allowUnsafeLocalTools ?? false,
+  });
   const embedder = createEmbedder({ db, secrets, baseProviders: deps.baseProviders ?? [] });
   const passages = createPassageStore({ db, embedder });
   const archival = createArchivalTools({ db, passages });

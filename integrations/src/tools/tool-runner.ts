@@ -9,6 +9,7 @@ import {
   type SecretBox,
 } from '@engram/db';
 import { runInLocalSandbox, type SandboxOutcome } from '../sandbox/local-sandbox.js';
+import { detectSandboxIsolation, type SandboxIsolation } from '../sandbox/isolation.js';
 import { VenvSetupError, type PipRequirement, type VenvManager } from '../sandbox/venv.js';
 
 /** The reference server's local sandbox timeout (`tool_sandbox_timeout`), when the config sets none. */
@@ -44,7 +45,13 @@ export type ToolRunRequest = {
   returnCharLimit: number;
 };
 
-export type ToolRunnerDeps = { db: Database; secrets: SecretBox; venvs: VenvManager };
+export type ToolRunnerDeps = {
+  db: Database;
+  secrets: SecretBox;
+  venvs: VenvManager;
+  /** ENGRAM_UNSAFE_LOCAL_TOOLS: where namespaces are unavailable, run tools unsandboxed instead of refusing them. */
+  allowUnsafeLocalTools?: boolean;
+};
 
 /** A sealed variable that no longer opens: the server's ENGRAM_SECRET_KEY changed since it was stored. */
 export class UnreadableSecretError extends Error {}
@@ -74,6 +81,9 @@ function failed(functionName: string, errorType: string, message: string): Sandb
  */
 export function createToolRunner(deps: ToolRunnerDeps) {
   const { db, secrets, venvs } = deps;
+  // Probed on the first local call and kept: the machine's ability to sandbox does not change while it runs.
+  let isolation: Promise<SandboxIsolation> | undefined;
+  const sandboxIsolation = () => (isolation ??= detectSandboxIsolation({ allowUnsafeLocalTools: deps.allowUnsafeLocalTools ?? false }));
 
   async function configVariables(config: SandboxConfig | null): Promise<Record<string, string>> {
     if (!config) return {};
@@ -135,6 +145,8 @@ export function createToolRunner(deps: ToolRunnerDeps) {
       maxOutputBytes: SANDBOX_MAX_OUTPUT_BYTES,
       memoryLimitMb: SANDBOX_MEMORY_LIMIT_MB,
       ...(venvPython ? { venvPython } : {}),
+      isolation: await sandboxIsolation(),
+      allowNetwork: settings.allow_network === true,
     });
   }
 

@@ -18,7 +18,7 @@ export const EnvironmentVariableValue = z.string().refine((value) => !value.incl
 
 const timeout = z.number().int().min(1).max(3600);
 
-/** `LocalSandboxConfig`; `timeout` (seconds per tool call) is Engram's addition. */
+/** `LocalSandboxConfig`; `timeout` (seconds per tool call) and `allow_network` (tools reach the network) are Engram's additions. */
 export const LocalSandboxSettingsSchema = z.strictObject({
   // Kept for the public shape only: every local call runs in a fresh temporary directory of its own.
   sandbox_dir: z.string().nullish(),
@@ -26,6 +26,7 @@ export const LocalSandboxSettingsSchema = z.strictObject({
   venv_name: z.string().refine(isValidVenvName, 'a venv name is a plain directory name').optional(),
   pip_requirements: z.array(PipRequirementSchema).optional(),
   timeout: timeout.optional(),
+  allow_network: z.boolean().optional(),
 });
 
 export const E2BSandboxSettingsSchema = z.strictObject({
@@ -52,7 +53,7 @@ export const DEFAULT_SETTINGS: Record<'local' | 'e2b', SandboxSettings> = {
   e2b: { timeout: 300, template: null, pip_requirements: null },
 };
 
-const LOCAL_ONLY = ['sandbox_dir', 'use_venv', 'venv_name'];
+const LOCAL_ONLY = ['sandbox_dir', 'use_venv', 'venv_name', 'allow_network'];
 const MODAL_ONLY = ['language', 'npm_requirements'];
 
 /**

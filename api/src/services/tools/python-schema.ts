@@ -245,6 +245,8 @@ export async function generatePythonSchema(source: string, functionName?: string
     timeoutMs: GENERATOR_TIMEOUT_MS,
     maxOutputBytes: GENERATOR_OUTPUT_BYTES,
     memoryLimitMb: GENERATOR_MEMORY_MB,
+    // Engram's own generator, which only parses the source (ast.parse) and never runs it.
+    isolation: { kind: 'host', warning: 'the schema generator parses tool source without running it' },
   });
   if (outcome.status === 'error') throw new Error(`The Python schema generator failed: ${outcome.funcReturn}`);
   const result = JSON.parse(outcome.funcReturn) as GeneratorResult;

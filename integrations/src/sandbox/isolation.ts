@@ -1,0 +1,151 @@
+import { spawn } from 'node:child_process';
+import { chown, lstat, readlink } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * How local tools are isolated from the worker. `bubblewrap`: a fresh user, mount, pid, ipc, uts and
+ * network namespace holding only system binaries, the tool's virtualenv and a scratch directory, run as
+ * an unprivileged uid. `host`: the worker's own user, only when an operator set
+ * ENGRAM_UNSAFE_LOCAL_TOOLS=true. `refused`: namespaces are unavailable and nobody allowed the unsafe path,
+ * so tools do not run at all — there is never a silent fallback.
+ */
+export type SandboxIsolation =
+  | { kind: 'bubblewrap'; bwrapPath: string; dropToUid: number | null; systemMounts: string[] }
+  | { kind: 'host'; warning: string }
+  | { kind: 'refused'; reason: string };
+
+/** `nobody`: owns nothing on the machine. */
+export const SANDBOX_UID = 65534;
+
+/** Processes a tool may have at once (its threads included): enough for a pool of workers, not for a fork bomb. */
+export const SANDBOX_MAX_PROCESSES = 64;
+
+/** Largest file a tool may write into its scratch directory. */
+const SANDBOX_MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+const SANDBOX_MAX_OPEN_FILES = 256;
+
+/** What of /etc a tool may need: TLS roots and name resolution (for tools allowed the network), the time zone. */
+const READABLE_ETC = ['/etc/ssl', '/etc/ca-certificates', '/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/localtime', '/etc/alternatives'];
+
+export type IsolationOptions = {
+  /** ENGRAM_UNSAFE_LOCAL_TOOLS: run tools without namespaces where the kernel refuses them. */
+  allowUnsafeLocalTools: boolean;
+  bwrapPath?: string;
+};
+
+/** `/bin`, `/lib`, … as they are on this machine: links where /usr is merged, read-only mounts where not. */
+async function systemMountArgs(): Promise<string[]> {
+  const args = ['--ro-bind', '/usr', '/usr'];
+  for (const dir of ['/bin', '/sbin', '/lib', '/lib64', '/lib32']) {
+    const stat = await lstat(dir).catch(() => null);
+    if (!stat) continue;
+    if (stat.isSymbolicLink()) args.push('--symlink', await readlink(dir), dir);
+    else args.push('--ro-bind', dir, dir);
+  }
+  for (const entry of READABLE_ETC) args.push('--ro-bind-try', entry, entry);
+  const nodePrefix = path.dirname(path.dirname(process.execPath));
+  if (!process.execPath.startsWith('/usr/')) args.push('--ro-bind', nodePrefix, nodePrefix);
+  return args;
+}
+
+function probe(command: string, args: string[]): Promise<{ ok: boolean; detail: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.on('error', (error) => resolve({ ok: false, detail: error.message }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ ok: code === 0, detail: stderr.trim() || `exit code ${code}` });
+    });
+  });
+}
+
+function dropPrivileges(uid: number | null): string[] {
+  return uid === null ? [] : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--'];
+}
+
+/**
+ * Finds out once (at start) whether this machine can sandbox tools: it starts bubblewrap with every
+ * namespace the real runs use, as the uid they use. Root drops to `nobody` with setpriv first; any
+ * other user is already unprivileged and is mapped to `nobody` inside the namespace.
+ */
+export async function detectSandboxIsolation(options: IsolationOptions): Promise<SandboxIsolation> {
+  const bwrapPath = options.bwrapPath ?? 'bwrap';
+  const dropToUid = process.getuid?.() === 0 ? SANDBOX_UID : null;
+  const systemMounts = await systemMountArgs();
+  const [command, ...args] = [...dropPrivileges(dropToUid), bwrapPath, '--unshare-all', '--die-with-parent', ...systemMounts, '--proc', '/proc', '--dev', '/dev', '--', '/usr/bin/true'];
+  const result = await probe(command!, args);
+  if (result.ok) return { kind: 'bubblewrap', bwrapPath, dropToUid, systemMounts };
+  if (options.allowUnsafeLocalTools) {
+    return {
+      kind: 'host',
+      warning: `Local tools run WITHOUT a sandbox, as the worker's own user (ENGRAM_UNSAFE_LOCAL_TOOLS=true): bubblewrap could not start (${result.detail})`,
+    };
+  }
+  return {
+    kind: 'refused',
+    reason:
+      `the local tool sandbox is unavailable: bubblewrap could not create its namespaces (${result.detail}). ` +
+      'Install bubblewrap and allow unprivileged user namespaces, or set ENGRAM_UNSAFE_LOCAL_TOOLS=true to run tools unsandboxed as the worker user',
+  };
+}
+
+export type SandboxedLaunch = {
+  command: string;
+  args: string[];
+  workDir: string;
+  /** Read-only directories the tool needs besides the system (its virtualenv). */
+  readOnly: string[];
+  allowNetwork: boolean;
+  cpuSeconds: number;
+};
+
+/** The command line that runs `launch` inside the sandbox `isolation` describes. */
+export async function sandboxedCommand(isolation: Extract<SandboxIsolation, { kind: 'bubblewrap' }>, launch: SandboxedLaunch): Promise<{ command: string; args: string[] }> {
+  if (isolation.dropToUid !== null) await chown(launch.workDir, isolation.dropToUid, isolation.dropToUid);
+  const insideUid = isolation.dropToUid === null ? ['--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID)] : [];
+  const [command, ...args] = [
+    ...dropPrivileges(isolation.dropToUid),
+    isolation.bwrapPath,
+    '--unshare-all',
+    ...(launch.allowNetwork ? ['--share-net'] : []),
+    '--die-with-parent',
+    '--new-session',
+    ...insideUid,
+    '--hostname',
+    'sandbox',
+    ...isolation.systemMounts,
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
+    ...launch.readOnly.flatMap((dir) => ['--ro-bind', dir, dir]),
+    '--bind',
+    launch.workDir,
+    launch.workDir,
+    '--chdir',
+    launch.workDir,
+    // The root holds only mount points: read-only, so the scratch directory (and a private /tmp) is all a tool can write.
+    '--remount-ro',
+    '/',
+    '--',
+    // bwrap sets PWD for the tool; the tool's environment is exactly what it was given.
+    '/usr/bin/env',
+    '-u',
+    'PWD',
+    '/usr/bin/prlimit',
+    `--nproc=${SANDBOX_MAX_PROCESSES}`,
+    `--cpu=${launch.cpuSeconds}`,
+    `--fsize=${SANDBOX_MAX_FILE_BYTES}`,
+    `--nofile=${SANDBOX_MAX_OPEN_FILES}`,
+    '--',
+    launch.command,
+    ...launch.args,
+  ];
+  return { command: command!, args };
+}
