@@ -3,6 +3,7 @@ import { createHealthActivities } from './health/check-database.js';
 import { createAgentRunActivities } from './agent-run/index.js';
 import { createToolActivities } from './tools/index.js';
 import { createFileIngestionActivities } from './files/index.js';
+import { createObservabilityActivities } from './observability/index.js';
 import { createTemplateMigrationActivities } from './templates/index.js';
 import { createBatchActivities } from './batches/index.js';
 import { createScheduleActivities } from './schedules/index.js';
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createAgentRunActivities(deps),
     ...createToolActivities(deps),
     ...createFileIngestionActivities(deps),
+    ...createObservabilityActivities(deps),
     ...createTemplateMigrationActivities(deps),
     ...createBatchActivities(deps),
     ...createScheduleActivities(deps),
@@ -32,6 +34,7 @@ export type { HealthActivities } from './health/check-database.js';
 export type { AgentRunActivities, AgentRunDeps } from './agent-run/index.js';
 export type { ActivityTracing } from './agent-run/spans.js';
 export type { ToolActivities } from './tools/index.js';
+export type { ObservabilityActivities } from './observability/index.js';
 export type { BatchActivities } from './batches/index.js';
 export type { ScheduleActivities } from './schedules/index.js';
 export { CHUNKS_PER_BATCH, type ChunkBatch, type FileIngestionActivities, type FileRef } from './files/index.js';

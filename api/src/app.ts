@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Tracer } from '@opentelemetry/api';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { ApiConfig } from './config.js';
 import { registerAccessControl } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { registerRequestTracing } from './http/tracing.js';
 import { registerInputRules } from './http/input-rules.js';
 import type { AppServices } from './services/index.js';
 import { v1Routes } from './routes/v1/index.js';
@@ -17,6 +19,8 @@ export type AppDeps = {
   config: ApiConfig;
   services: AppServices;
   logger?: FastifyServerOptions['logger'];
+  /** Every request becomes a span, the root of the traces of the runs it starts. */
+  tracer?: Tracer;
 };
 
 /** Builds the whole HTTP app without listening, so tests and the server share one composition. */
@@ -34,6 +38,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app);
+  if (deps.tracer) registerRequestTracing(app, deps.tracer);
   // Before access control, whose tenant guard looks path ids up: input PostgreSQL cannot hold never reaches a query.
   registerInputRules(app);
   // Before any route: it sees every route as it is added and guards all of them.

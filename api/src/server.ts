@@ -1,7 +1,8 @@
 import closeWithGrace from 'close-with-grace';
 import { createDatabase, createSecretBox } from '@engram/db';
 import { parseBaseProviders } from '@engram/integrations/llm';
-import { createTemporalClient, parseTemporalConfig, ConfigError } from '@engram/temporal';
+import { createTelemetry, parseTelemetryConfig, TelemetryConfigError } from '@engram/integrations/telemetry';
+import { createTemporalClient, ensureTraceRetentionSchedule, parseTemporalConfig, ConfigError } from '@engram/temporal';
 import { buildApp } from './app.js';
 import { parseApiConfig } from './config.js';
 import { createServices } from './services/index.js';
@@ -18,8 +19,10 @@ async function main(): Promise<void> {
   if (!temporalConfig.address) throw new ConfigError('TEMPORAL_ADDRESS: required by the API server');
   if (!secretKey) throw new ConfigError('ENGRAM_SECRET_KEY: required by the API server (it encrypts stored secrets)');
 
+  const telemetryConfig = parseTelemetryConfig(process.env);
   const db = createDatabase({ url: databaseUrl });
-  const temporal = await createTemporalClient({ address: temporalConfig.address, namespace: temporalConfig.namespace });
+  const telemetry = createTelemetry({ db, serviceName: 'engram-api', otlpEndpoint: telemetryConfig.otlpEndpoint, recordContent: telemetryConfig.recordContent });
+  const temporal = await createTemporalClient({ address: temporalConfig.address, namespace: temporalConfig.namespace, tracer: telemetry.tracer });
   const notifications = await createNotificationHub({ databaseUrl });
   const { smtp } = config;
   const notifier = smtp
@@ -41,19 +44,21 @@ async function main(): Promise<void> {
     supportChatSecret: config.supportChatSecret ?? undefined,
     publicUrl: config.publicUrl,
   });
-  const app = await buildApp({ config, services });
+  await ensureTraceRetentionSchedule({ client: temporal, taskQueue: temporalConfig.taskQueue, retentionDays: telemetryConfig.retentionDays });
+  const app = await buildApp({ config, services, tracer: telemetry.tracer });
 
   closeWithGrace({ delay: 10_000 }, async ({ err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     await app.close();
     await notifications.close();
     await temporal.connection.close();
+    await telemetry.shutdown();
     await db.destroy();
   });
   await app.listen({ port: config.port, host: config.host });
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error);
+  console.error(error instanceof ConfigError || error instanceof TelemetryConfigError ? error.message : error);
   process.exit(1);
 });

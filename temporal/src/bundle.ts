@@ -5,11 +5,14 @@ import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporali
 import { DefaultLogger } from '@temporalio/worker';
 
 export const WORKFLOWS_ENTRY = fileURLToPath(new URL('../../workflows/src/index.ts', import.meta.url));
+/** Temporal's OpenTelemetry workflow interceptors: with them in the bundle, workflow spans join each run's trace. */
+export const WORKFLOW_INTERCEPTORS = fileURLToPath(new URL('../../workflows/src/tracing-interceptors.ts', import.meta.url));
 export const DEFAULT_BUNDLE_PATH = fileURLToPath(new URL('../dist/workflow-bundle.js', import.meta.url));
 
 export async function buildWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_ENTRY,
+    workflowInterceptorModules: [WORKFLOW_INTERCEPTORS],
     // The bundler prints webpack stats at INFO otherwise.
     logger: new DefaultLogger('WARN'),
   });

@@ -1,6 +1,7 @@
 export { createTemporalClient, type TemporalClientOptions } from './client/connection.js';
 export { createAgentRunClient, type AgentRunClient, type EnqueueRun } from './client/agent-runs.js';
 export { createFileIngestionClient, type FileIngestionClient } from './client/file-ingestion.js';
+export { ensureTraceRetentionSchedule } from './client/trace-retention.js';
 export { createTemplateMigrationClient, type TemplateMigrationClient } from './client/template-migrations.js';
 export { createMessageBatchClient, type MessageBatchClient } from './client/message-batches.js';
 export {

@@ -1,6 +1,7 @@
 import { Runtime } from '@temporalio/worker';
 import { createDatabase, createSecretBox } from '@engram/db';
 import { parseBaseProviders } from '@engram/integrations/llm';
+import { createTelemetry, parseTelemetryConfig, TelemetryConfigError } from '@engram/integrations/telemetry';
 import { parseTemporalConfig, ConfigError } from './config.js';
 import { DEFAULT_BUNDLE_PATH } from './bundle.js';
 import { createWorker } from './worker.js';
@@ -15,23 +16,27 @@ async function main(): Promise<void> {
   if (!temporal.address) throw new ConfigError('TEMPORAL_ADDRESS: required by the worker');
   const secretKey = process.env.ENGRAM_SECRET_KEY;
   if (!secretKey) throw new ConfigError('ENGRAM_SECRET_KEY: required by the worker (it decrypts stored secrets)');
+  const telemetryConfig = parseTelemetryConfig(process.env);
   const db = createDatabase({ url: databaseUrl });
+  const telemetry = createTelemetry({ db, serviceName: 'engram-worker', otlpEndpoint: telemetryConfig.otlpEndpoint, recordContent: telemetryConfig.recordContent });
   const { worker, connection } = await createWorker({
     address: temporal.address,
     namespace: temporal.namespace,
     taskQueue: temporal.taskQueue,
     workflowBundlePath: process.env.ENGRAM_WORKFLOW_BUNDLE ?? DEFAULT_BUNDLE_PATH,
     activityDeps: { db, baseProviders: parseBaseProviders(process.env), secrets: createSecretBox(secretKey) },
+    telemetry,
   });
   const shutdown = () => worker.shutdown();
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
   await worker.run();
   await connection.close();
+  await telemetry.shutdown();
   await db.destroy();
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error);
+  console.error(error instanceof ConfigError || error instanceof TelemetryConfigError ? error.message : error);
   process.exit(1);
 });

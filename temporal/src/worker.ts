@@ -1,5 +1,7 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, type ActivityInterceptorsFactory } from '@temporalio/worker';
+import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { createActivities, type ActivityDeps } from '@engram/activities';
+import type { Telemetry } from '@engram/integrations/telemetry';
 
 export type EngramWorkerOptions = {
   address: string;
@@ -7,9 +9,25 @@ export type EngramWorkerOptions = {
   taskQueue: string;
   workflowBundlePath: string;
   activityDeps: ActivityDeps;
+  /** Activities run in their caller's trace, and the workflow sandbox's spans are exported with this process's. */
+  telemetry?: Telemetry;
 };
 
 export type EngramWorker = { worker: Worker; connection: NativeConnection };
+
+/** The bundle always has the tracing interceptors, whose sink must exist even where nothing is traced. */
+const DISCARD_WORKFLOW_SPANS = { exporter: { export: { fn: () => undefined } } };
+
+function tracingOptions(telemetry: Telemetry | undefined) {
+  if (!telemetry) return { sinks: DISCARD_WORKFLOW_SPANS };
+  const { tracer } = telemetry;
+  const traceActivities: ActivityInterceptorsFactory = (ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer }) });
+  return {
+    interceptors: { activity: [traceActivities] },
+    // The interceptors package is built against the 1.x SDK types; the processor accepts both generations' spans.
+    sinks: { exporter: makeWorkflowExporter(telemetry.foreignSpanProcessor as never, telemetry.resource as never) },
+  };
+}
 
 export async function createWorker(options: EngramWorkerOptions): Promise<EngramWorker> {
   const connection = await NativeConnection.connect({ address: options.address });
@@ -18,7 +36,8 @@ export async function createWorker(options: EngramWorkerOptions): Promise<Engram
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowBundle: { codePath: options.workflowBundlePath },
-    activities: createActivities(options.activityDeps),
+    activities: createActivities({ ...options.activityDeps, tracing: options.telemetry ?? options.activityDeps.tracing }),
+    ...tracingOptions(options.telemetry),
   });
   return { worker, connection };
 }

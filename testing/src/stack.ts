@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Client } from '@temporalio/client';
 import { createDatabase, createSecretBox, type Database } from '@engram/db';
 import { createTemporalClient, createWorker, type EngramWorker } from '@engram/temporal';
+import { createTelemetry, type Telemetry } from '@engram/integrations/telemetry';
 import { buildApp, createNotificationHub, createServices, parseApiConfig, type AppServices, type BaseProvider } from '@engram/api';
 import type { CreatedTenant } from '@engram/api';
 
@@ -18,6 +19,8 @@ export type TestStack = {
   workerEnv: NodeJS.ProcessEnv;
   app: FastifyInstance;
   taskQueue: string;
+  /** Present when the stack was started with `telemetry`: flush it to read the span store. */
+  telemetry: Telemetry | undefined;
   /** Another organization with its own key, for tenant-isolation checks. */
   createTenant(name?: string): Promise<CreatedTenant>;
   stop(): Promise<void>;
@@ -31,6 +34,8 @@ export type TestStackOptions = {
   pingIntervalMs?: number;
   /** Variables of the API's configuration (`parseApiConfig`), such as `TEMPORAL_UI_URL`. */
   apiEnv?: NodeJS.ProcessEnv;
+  /** Trace the API, the Temporal client and the in-process worker into the span store (and to `otlpEndpoint`). */
+  telemetry?: { otlpEndpoint?: string; recordContent?: boolean };
 };
 
 /**
@@ -39,7 +44,10 @@ export type TestStackOptions = {
  */
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
   const db = createDatabase({ url: inject('databaseUrl'), pool: { max: 5 } });
-  const temporal = await createTemporalClient({ address: inject('temporalAddress'), namespace: 'default' });
+  const telemetry = options.telemetry
+    ? createTelemetry({ db, serviceName: 'engram-test', otlpEndpoint: options.telemetry.otlpEndpoint, recordContent: options.telemetry.recordContent ?? false, exportDelayMs: 100 })
+    : undefined;
+  const temporal = await createTemporalClient({ address: inject('temporalAddress'), namespace: 'default', tracer: telemetry?.tracer });
   const taskQueue = `test-${randomBytes(6).toString('hex')}`;
   const secretKey = randomBytes(32).toString('base64');
   const secrets = createSecretBox(secretKey);
@@ -50,6 +58,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     config: { ...parseApiConfig(options.apiEnv ?? {}), port: 0, logLevel: 'silent', streamPingIntervalMs: options.pingIntervalMs ?? 20_000 },
     services,
     logger: false,
+    tracer: telemetry?.tracer,
   });
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
 
@@ -62,6 +71,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       taskQueue,
       workflowBundlePath: inject('workflowBundlePath'),
       activityDeps: { db, baseProviders, secrets },
+      telemetry,
     });
     workerRun = worker.worker.run();
   }
@@ -79,6 +89,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     services,
     app,
     taskQueue,
+    telemetry,
     workerEnv: {
       DATABASE_URL: inject('databaseUrl'),
       TEMPORAL_ADDRESS: inject('temporalAddress'),
@@ -97,6 +108,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       }
       await notifications.close();
       await temporal.connection.close();
+      await telemetry?.shutdown();
       await db.destroy();
     },
   };

@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { trace } from '@opentelemetry/api';
 import {
   decideAfterText,
   decideAfterTools,
+  ENGRAM,
+  GEN_AI,
   planStepTools,
   requiresApproval,
+  runSpanAttributes,
+  SPAN,
   toLettaMessages,
   type PromptToolCall,
   type StopReason,
@@ -15,6 +20,7 @@ import { Agent, meterStep, Message, recompileSystemMessage, Run, Step, toStoredM
 import type { CallModelResult } from './call-model.js';
 import { loadRunContext, type RunContext } from './context.js';
 import { executeBaseTool, isBaseTool } from './base-tools.js';
+import { inSpan, markToolResult, tracingOf, type ActivityTracing } from './spans.js';
 import { appendRunFrames, type Frame } from './run-log.js';
 
 export type ApplyTurnInput = {
@@ -201,7 +207,8 @@ function limitSteps(outcome: StepOutcome, input: { stepIndex: number; maxSteps: 
  * retried activity returns the first outcome instead of applying the step twice. Calls of sandboxed
  * tools are handed back to the workflow, which runs them and then calls `completeToolStep`.
  */
-export function createApplyModelTurn(deps: { db: Database }) {
+export function createApplyModelTurn(deps: { db: Database; tracing?: ActivityTracing }) {
+  const { tracer, recordContent } = tracingOf(deps);
   return async function applyModelTurn(input: ApplyTurnInput): Promise<ApplyTurnOutcome> {
     return deps.db.transaction(async (trx) => {
       const done = await Step.query(trx).forOrg(input.organizationId).findById(input.stepId);
@@ -235,6 +242,7 @@ export function createApplyModelTurn(deps: { db: Database }) {
         totalTokens: turn.usage.total_tokens,
         status: 'success',
         llmRequestNs: turn.llmRequestNs,
+        traceId: trace.getActiveSpan()?.spanContext().traceId ?? null,
       } as unknown as Step);
       await meterStep(trx, {
         organizationId: input.organizationId,
@@ -311,7 +319,22 @@ export function createApplyModelTurn(deps: { db: Database }) {
             pendingToolCalls.push({ id: call.id, name: call.name, arguments: toolArgs });
             continue;
           }
-          const result = await executeBaseTool(trx, snapshot, call.name, toolArgs);
+          const toolSpan = {
+            attributes: {
+              ...runSpanAttributes({ organizationId: input.organizationId, projectId: run.projectId, agentId: run.agentId, runId: run.id, stepId: input.stepId }),
+              [GEN_AI.operationName]: SPAN.executeTool,
+              [GEN_AI.toolName]: call.name,
+              [GEN_AI.toolCallId]: call.id,
+              [GEN_AI.toolType]: 'function',
+              ...(recordContent ? { [GEN_AI.toolCallArguments]: JSON.stringify(toolArgs) } : {}),
+            },
+          };
+          const result = await inSpan(tracer, `${SPAN.executeTool} ${call.name}`, toolSpan, async (span) => {
+            const executed = await executeBaseTool(trx, snapshot, call.name, toolArgs);
+            span.setAttribute(ENGRAM.memoryEdit, executed.memoryChanged);
+            markToolResult(span, executed.status, executed.funcResponse, recordContent);
+            return executed;
+          });
           if (result.status === 'error') state.toolFailed = true;
           memoryChanged ||= result.memoryChanged;
           ruleState.lastToolOutput = result.funcResponse;

@@ -1,8 +1,12 @@
+import { SpanKind } from '@opentelemetry/api';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   buildStepRequest,
+  GEN_AI,
   RETRYABLE_MODEL_ERRORS,
+  runSpanAttributes,
+  SPAN,
   type ModelDelta,
   type ModelTurn,
   type ToolRuleState,
@@ -11,6 +15,7 @@ import { StepTrace, type Database, type SecretBox } from '@engram/db';
 import { classifyProviderError, createModelClient, ModelCallError, providerFor, type BaseProviderConfig } from '@engram/integrations/llm';
 import { loadRunContext } from './context.js';
 import { publishDelta } from './run-log.js';
+import { inSpan, tracingOf, type ActivityTracing } from './spans.js';
 
 export type CallModelInput = {
   runId: string;
@@ -23,7 +28,7 @@ export type CallModelInput = {
 /** `contextWindow` lets the workflow decide on compaction without loading the agent. */
 export type CallModelResult = ModelTurn & { llmRequestNs: number; contextWindow: number };
 
-type Deps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox };
+type Deps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox; tracing?: ActivityTracing };
 
 const HEARTBEAT_EVERY_MS = 2000;
 
@@ -42,6 +47,7 @@ function deltaFrame(stepId: string, delta: ModelDelta): Record<string, unknown> 
 }
 
 export function createCallModel(deps: Deps) {
+  const { tracer, recordContent } = tracingOf(deps);
   return async function callModel(input: CallModelInput): Promise<CallModelResult> {
     const context = await loadRunContext(deps.db, input.organizationId, input.runId);
     const { request } = buildStepRequest({
@@ -55,33 +61,52 @@ export function createCallModel(deps: Deps) {
     const activity = Context.current();
     const heartbeat = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
     const started = process.hrtime.bigint();
+    const { run } = context;
+    const spanAttributes = {
+      ...runSpanAttributes({ organizationId: input.organizationId, projectId: run.projectId, agentId: run.agentId, runId: run.id, stepId: input.stepId }),
+      [GEN_AI.operationName]: SPAN.chat,
+      [GEN_AI.requestModel]: request.settings.model,
+      [GEN_AI.agentName]: context.snapshot.name,
+      [GEN_AI.conversationId]: run.agentId,
+    };
     try {
-      const provider = await providerFor(deps, input.organizationId, request.settings);
-      const client = createModelClient(provider);
-      // Deltas are published one after another: separate pool connections could reorder them.
-      let published: Promise<void> = Promise.resolve();
-      const turn = await client.complete(request, {
-        signal: activity.cancellationSignal,
-        onDelta: context.request.streamTokens
-          ? (delta) => {
-              const frame = deltaFrame(input.stepId, delta);
-              published = published.then(() => publishDelta(deps.db, input.runId, activity.info.attempt, frame)).catch(() => undefined);
-            }
-          : undefined,
+      return await inSpan(tracer, `${SPAN.chat} ${request.settings.model}`, { kind: SpanKind.CLIENT, attributes: spanAttributes }, async (span) => {
+        const provider = await providerFor(deps, input.organizationId, request.settings);
+        span.setAttribute(GEN_AI.providerName, provider.providerType);
+        if (recordContent) span.setAttribute(GEN_AI.inputMessages, JSON.stringify(request.messages));
+        const client = createModelClient(provider);
+        // Deltas are published one after another: separate pool connections could reorder them.
+        let published: Promise<void> = Promise.resolve();
+        const turn = await client.complete(request, {
+          signal: activity.cancellationSignal,
+          onDelta: context.request.streamTokens
+            ? (delta) => {
+                const frame = deltaFrame(input.stepId, delta);
+                published = published.then(() => publishDelta(deps.db, input.runId, activity.info.attempt, frame)).catch(() => undefined);
+              }
+            : undefined,
+        });
+        await published;
+        const llmRequestNs = Number(process.hrtime.bigint() - started);
+        await StepTrace.query(deps.db)
+          .insert({
+            stepId: input.stepId,
+            organizationId: input.organizationId,
+            runId: input.runId,
+            requestJson: request as unknown as Record<string, unknown>,
+            responseJson: turn as unknown as Record<string, unknown>,
+          })
+          .onConflict('step_id')
+          .merge();
+        span.setAttributes({
+          [GEN_AI.responseModel]: turn.model,
+          [GEN_AI.inputTokens]: turn.usage.prompt_tokens,
+          [GEN_AI.outputTokens]: turn.usage.completion_tokens,
+          [GEN_AI.finishReasons]: [turn.finishReason],
+        });
+        if (recordContent) span.setAttribute(GEN_AI.outputMessages, JSON.stringify({ text: turn.text, reasoning: turn.reasoning, tool_calls: turn.toolCalls }));
+        return { ...turn, llmRequestNs, contextWindow: request.settings.context_window };
       });
-      await published;
-      const llmRequestNs = Number(process.hrtime.bigint() - started);
-      await StepTrace.query(deps.db)
-        .insert({
-          stepId: input.stepId,
-          organizationId: input.organizationId,
-          runId: input.runId,
-          requestJson: request as unknown as Record<string, unknown>,
-          responseJson: turn as unknown as Record<string, unknown>,
-        })
-        .onConflict('step_id')
-        .merge();
-      return { ...turn, llmRequestNs, contextWindow: request.settings.context_window };
     } catch (error) {
       if (activity.cancellationSignal.aborted) throw error;
       const classified = error instanceof ModelCallError ? error : classifyProviderError(error);

@@ -4,9 +4,10 @@ import type { BaseProviderConfig } from '@engram/integrations/llm';
 import { createApplyModelTurn, createCompleteToolStep } from './apply-turn.js';
 import { createBeginRun } from './begin-run.js';
 import { createCallModel } from './call-model.js';
+import type { ActivityTracing } from './spans.js';
 import { createFinishRun, createMarkRunAbandoned, createSendRunCallback } from './finish-run.js';
 
-export type AgentRunDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox };
+export type AgentRunDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox; tracing?: ActivityTracing };
 
 export function createAgentRunActivities(deps: AgentRunDeps) {
   return {

@@ -39,6 +39,7 @@ import { createFolderService } from './folders/folder-service.js';
 import { createAgentFolderService } from './agents/agent-folders-service.js';
 import { createClientSideAccessTokenService } from './access-tokens/client-side-access-tokens.js';
 import { createOAuthServices } from './oauth/index.js';
+import { createObservabilityServices } from './observability/index.js';
 import { createTemplateService } from './templates/template-service.js';
 import { createBillingServices, type BillingMode } from './billing/index.js';
 import { createAdminServices } from './admin/index.js';
@@ -129,6 +130,7 @@ export function createServices(deps: ServiceDeps) {
     ...accountServices,
     ...admin,
     runs,
+    ...createObservabilityServices({ db: deps.db }),
     ...createObservabilityServices({ db: deps.db }),
     messages,
     runLog,

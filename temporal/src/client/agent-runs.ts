@@ -1,3 +1,4 @@
+import { context, propagation } from '@opentelemetry/api';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { agentQueueWorkflow } from '@engram/workflows/agent-run/queue-workflow';
 import { enqueueRunSignal } from '@engram/workflows/agent-run/messages';
@@ -16,7 +17,7 @@ export function createAgentRunClient(deps: { client: Client; taskQueue: string }
         taskQueue: deps.taskQueue,
         args: [{ agentId: run.agentId, organizationId: run.organizationId }],
         signal: enqueueRunSignal,
-        signalArgs: [{ runId: run.runId, maxSteps: run.maxSteps, runType: run.runType }],
+        signalArgs: [{ runId: run.runId, maxSteps: run.maxSteps, runType: run.runType, traceContext: activeTraceContext() }],
         typedSearchAttributes: [
           { key: ORGANIZATION_ID, value: run.organizationId },
           { key: AGENT_ID, value: run.agentId },
@@ -38,6 +39,13 @@ export function createAgentRunClient(deps: { client: Client; taskQueue: string }
   };
 }
 
-type EnqueueRunArgs = { runId: string; maxSteps: number; runType: string };
+type EnqueueRunArgs = { runId: string; maxSteps: number; runType: string; traceContext?: Record<string, string> };
+
+/** The caller's trace context, carried in the queued run so the run's workflow joins the caller's trace. */
+function activeTraceContext(): Record<string, string> | undefined {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return Object.keys(carrier).length > 0 ? carrier : undefined;
+}
 
 export type AgentRunClient = ReturnType<typeof createAgentRunClient>;

@@ -15,6 +15,7 @@ import { AGENT_ID, ORGANIZATION_ID, RUN_STATUS, RUN_TYPE } from '../search-attri
 import { enqueueRunSignal } from './messages.js';
 import { agentRunWorkflow } from './run-workflow.js';
 import type { QueueInput, QueuedRun } from './types.js';
+import { withinCarriedTrace } from './tracing.js';
 
 const { markRunAbandoned } = proxyLocalActivities<AgentRunActivities>({
   startToCloseTimeout: '30 seconds',
@@ -54,7 +55,8 @@ export async function agentQueueWorkflow(input: QueueInput): Promise<void> {
     if (!hasWork) return;
     const run = queue.shift() as QueuedRun;
     try {
-      await executeChild(agentRunWorkflow, {
+      // Each run joins the trace of the request that queued it, not the one that started this queue.
+      await withinCarriedTrace(run.traceContext, () => executeChild(agentRunWorkflow, {
         workflowId: run.runId,
         args: [{ runId: run.runId, agentId: input.agentId, organizationId: input.organizationId, maxSteps: run.maxSteps }],
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
@@ -65,7 +67,7 @@ export async function agentQueueWorkflow(input: QueueInput): Promise<void> {
           { key: RUN_STATUS, value: 'running' },
         ],
         memo: { organizationId: input.organizationId, agentId: input.agentId, runType: run.runType },
-      });
+      }));
     } catch (error) {
       // The run workflow did not finish its own record: an operator terminated it, or it timed out.
       await markRunAbandoned({

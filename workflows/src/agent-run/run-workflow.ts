@@ -8,10 +8,11 @@ import {
   upsertSearchAttributes,
   uuid4,
 } from '@temporalio/workflow';
-import type { StopReason, TokenUsage } from '@engram/core';
+import { ENGRAM, GEN_AI, runSpanAttributes, SPAN, type StopReason, type TokenUsage } from '@engram/core';
 import type { AgentRunActivities, ToolActivities } from '@engram/activities';
 import { RUN_STATUS } from '../search-attributes.js';
 import type { AgentRunInput, AgentRunResult, RunFailure } from './types.js';
+import { startWorkflowSpan, type WorkflowSpan } from './tracing.js';
 
 // Database bookkeeping is short and idempotent (keyed by run and step ids): local activities keep
 // per-step overhead low, and retries are safe.
@@ -68,7 +69,10 @@ function failureOf(error: unknown): { stopReason: StopReason; failure: RunFailur
 
 /** One run of the agent loop: model call, then apply (tools, memory, persistence), until a stop reason. */
 export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunResult> {
-  const begun = await bookkeeping.beginRun({ runId: input.runId, organizationId: input.organizationId });
+  const runIds = runSpanAttributes({ organizationId: input.organizationId, agentId: input.agentId, runId: input.runId });
+  const runSpan = startWorkflowSpan(SPAN.invokeAgent, { ...runIds, [GEN_AI.operationName]: SPAN.invokeAgent, [GEN_AI.conversationId]: input.agentId });
+  let openStep: WorkflowSpan | undefined;
+  const begun = await runSpan.within(() => bookkeeping.beginRun({ runId: input.runId, organizationId: input.organizationId }));
   const usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   let stepCount = 0;
   let stopReason: StopReason = 'end_turn';
@@ -84,14 +88,16 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
         for (let stepIndex = 0; ; stepIndex++) {
           const stepId = `step-${uuid4()}`;
           const call = { runId: input.runId, organizationId: input.organizationId, stepId, stepIndex, ruleState };
+          const step = startWorkflowSpan(SPAN.agentStep, { ...runIds, [ENGRAM.stepId]: stepId, [ENGRAM.stepIndex]: stepIndex }, runSpan);
+          openStep = step;
           let turn;
           for (let compactions = 0; ; compactions++) {
             try {
-              turn = await models.callModel(call);
+              turn = await step.within(() => models.callModel(call));
               break;
             } catch (error) {
               if (!isContextOverflow(error) || compactions >= MAX_OVERFLOW_COMPACTIONS) throw error;
-              const compacted = await models.compactContext({ organizationId: input.organizationId, agentId: input.agentId });
+              const compacted = await step.within(() => models.compactContext({ organizationId: input.organizationId, agentId: input.agentId }));
               if (!compacted.compacted) throw error;
             }
           }
@@ -99,19 +105,21 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
           usage.completion_tokens += turn.usage.completion_tokens;
           usage.total_tokens += turn.usage.total_tokens;
           stepCount += 1;
-          let applied = await bookkeeping.applyModelTurn({ ...call, maxSteps: input.maxSteps, turn });
+          let applied = await step.within(() => bookkeeping.applyModelTurn({ ...call, maxSteps: input.maxSteps, turn }));
           if ('pendingToolCalls' in applied) {
-            const results = [];
+            const results: Parameters<AgentRunActivities['completeToolStep']>[0]['results'] = [];
             for (const toolCall of applied.pendingToolCalls) {
               try {
-                const result = await sandbox.executeTool({
-                  organizationId: input.organizationId,
-                  agentId: input.agentId,
-                  runId: input.runId,
-                  toolCallId: toolCall.id,
-                  toolName: toolCall.name,
-                  arguments: toolCall.arguments,
-                });
+                const result = await step.within(() =>
+                  sandbox.executeTool({
+                    organizationId: input.organizationId,
+                    agentId: input.agentId,
+                    runId: input.runId,
+                    toolCallId: toolCall.id,
+                    toolName: toolCall.name,
+                    arguments: toolCall.arguments,
+                  }),
+                );
                 results.push({ toolCallId: toolCall.id, ...result });
               } catch (error) {
                 if (isCancellation(error)) throw error;
@@ -126,16 +134,20 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
                 });
               }
             }
-            applied = await bookkeeping.completeToolStep({ ...call, maxSteps: input.maxSteps, results });
+            applied = await step.within(() => bookkeeping.completeToolStep({ ...call, maxSteps: input.maxSteps, results }));
           }
           ruleState = applied.ruleState;
           if (turn.usage.prompt_tokens + turn.usage.completion_tokens > COMPACTION_TRIGGER * turn.contextWindow) {
-            await models.compactContext({
-              organizationId: input.organizationId,
-              agentId: input.agentId,
-              observedPromptTokens: turn.usage.prompt_tokens + turn.usage.completion_tokens,
-            });
+            await step.within(() =>
+              models.compactContext({
+                organizationId: input.organizationId,
+                agentId: input.agentId,
+                observedPromptTokens: turn.usage.prompt_tokens + turn.usage.completion_tokens,
+              }),
+            );
           }
+          step.end();
+          openStep = undefined;
           if (applied.stop) {
             stopReason = applied.stopReason;
             return;
@@ -143,27 +155,30 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
         }
       });
     } catch (error) {
+      openStep?.end(error);
       if (isCancellation(error)) stopReason = 'cancelled';
       else ({ stopReason, failure } = failureOf(error));
     }
   }
 
   const finished = await CancellationScope.nonCancellable(() =>
-    bookkeeping.finishRun({
+    runSpan.within(() => bookkeeping.finishRun({
       runId: input.runId,
       organizationId: input.organizationId,
       stopReason,
       usage: { ...usage, step_count: stepCount },
       failure: failure ?? null,
-    }),
+    })),
   );
   // The workflow completes normally whatever the run's outcome (its record holds it, and the queue goes on to
   // the next run); operators find failed and cancelled runs in the Temporal UI by this attribute.
   upsertSearchAttributes([{ key: RUN_STATUS, value: finished.status }]);
   if (finished.callbackUrl) {
     await CancellationScope.nonCancellable(() =>
-      callbacks.sendRunCallback({ runId: input.runId, organizationId: input.organizationId }),
+      runSpan.within(() => callbacks.sendRunCallback({ runId: input.runId, organizationId: input.organizationId })),
     ).catch(() => undefined);
   }
+  runSpan.setAttributes({ [ENGRAM.stopReason]: stopReason, [ENGRAM.stepCount]: stepCount });
+  runSpan.end(failure?.message);
   return { stopReason, usage: { ...usage, step_count: stepCount } };
 }

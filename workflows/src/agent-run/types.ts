@@ -22,4 +22,5 @@ export type ApplyTurnResult =
 
 export type QueueInput = { agentId: string; organizationId: string; pending?: QueuedRun[] };
 
-export type QueuedRun = { runId: string; maxSteps: number; runType: string };
+/** `traceContext`: the W3C trace context of the request that queued the run (absent when tracing is off). */
+export type QueuedRun = { runId: string; maxSteps: number; runType: string; traceContext?: Record<string, string> };

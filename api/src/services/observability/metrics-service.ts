@@ -1,0 +1,103 @@
+import type { Knex } from 'knex';
+import type { Database } from '@engram/db';
+import type { RequestContext } from '../../http/request-context.js';
+
+/**
+ * Metrics over time from the `traces` summaries: one row per run, kept by the span store exporter as spans
+ * arrive, so a metric reads one indexed row per run in range and never a step or a span.
+ */
+export type MetricQuery = {
+  start: Date;
+  end: Date;
+  granularity: 'hourly' | 'daily';
+  timezone: string;
+  projectId?: string;
+  agentId?: string;
+  templateFamily?: string;
+};
+
+function runsInRange(db: Database, ctx: RequestContext, query: MetricQuery): Knex.QueryBuilder {
+  const runs = db('traces')
+    .where('organization_id', ctx.organizationId)
+    .whereNotNull('run_id')
+    .where('started_at', '>=', query.start)
+    .where('started_at', '<', query.end);
+  if (query.projectId) runs.where('project_id', query.projectId);
+  if (query.agentId) runs.where('agent_id', query.agentId);
+  if (query.templateFamily) runs.where('template_family', query.templateFamily);
+  return runs;
+}
+
+/** The local start of each run's hour or day in the caller's timezone, as `YYYY-MM-DDTHH:00` or `YYYY-MM-DD`. */
+function periodOf(db: Database, query: MetricQuery): Knex.Raw {
+  const unit = query.granularity === 'hourly' ? 'hour' : 'day';
+  const format = query.granularity === 'hourly' ? 'YYYY-MM-DD"T"HH24:00' : 'YYYY-MM-DD';
+  return db.raw(`to_char(date_trunc('${unit}', started_at at time zone ?), '${format}')`, [query.timezone]);
+}
+
+const percentiles = (column: string) =>
+  `percentile_cont(0.5) within group (order by ${column}) as p50, percentile_cont(0.95) within group (order by ${column}) as p95, percentile_cont(0.99) within group (order by ${column}) as p99`;
+
+const num = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));
+const maybe = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+export function createMetricsService(deps: { db: Database }) {
+  const { db } = deps;
+  const series = async (ctx: RequestContext, query: MetricQuery, select: string) => {
+    const rows = (await runsInRange(db, ctx, query)
+      .select(db.raw(`${periodOf(db, query).toQuery()} as period`), db.raw(select))
+      .groupByRaw('1')
+      .orderByRaw('1')) as Array<Record<string, unknown> & { period: string }>;
+    return rows;
+  };
+
+  return {
+    async overview(ctx: RequestContext, query: MetricQuery) {
+      const row = (await runsInRange(db, ctx, query)
+        .first(
+          db.raw(`count(*) as runs, count(*) filter (where has_api_error) as api_errors, count(*) filter (where has_tool_error) as tool_errors`),
+          db.raw(`coalesce(sum(agent_steps), 0) as steps, count(distinct agent_id) as active_agents`),
+          db.raw(percentiles('duration_ms')),
+        )) as Record<string, unknown>;
+      return {
+        runs: num(row.runs),
+        steps: num(row.steps),
+        activeAgents: num(row.activeAgents),
+        errors: { apiError: num(row.apiErrors), toolError: num(row.toolErrors) },
+        latencyMs: { p50: maybe(row.p50), p95: maybe(row.p95), p99: maybe(row.p99) },
+      };
+    },
+
+    async latency(ctx: RequestContext, query: MetricQuery) {
+      const rows = await series(ctx, query, `count(*) as runs, ${percentiles('duration_ms')}`);
+      return rows.map((row) => ({ period: row.period, runs: num(row.runs), p50: num(row.p50), p95: num(row.p95), p99: num(row.p99) }));
+    },
+
+    async errors(ctx: RequestContext, query: MetricQuery) {
+      const rows = await series(ctx, query, `count(*) as runs, count(*) filter (where has_api_error) as api_errors, count(*) filter (where has_tool_error) as tool_errors`);
+      return rows.map((row) => ({ period: row.period, runs: num(row.runs), apiError: num(row.apiErrors), toolError: num(row.toolErrors) }));
+    },
+
+    async steps(ctx: RequestContext, query: MetricQuery) {
+      const rows = await series(ctx, query, `count(*) as runs, sum(agent_steps) as steps`);
+      return rows.map((row) => ({ period: row.period, runs: num(row.runs), steps: num(row.steps), stepsPerRun: num(row.steps) / Math.max(1, num(row.runs)) }));
+    },
+
+    async activeAgents(ctx: RequestContext, query: MetricQuery) {
+      const rows = await series(ctx, query, `count(distinct agent_id) as agents`);
+      return rows.map((row) => ({ period: row.period, activeAgents: num(row.agents) }));
+    },
+
+    /** Runs that called each tool, and the share of them in which a tool failed. */
+    async toolUsage(ctx: RequestContext, query: MetricQuery) {
+      const rows = (await runsInRange(db, ctx, query)
+        .select(db.raw('tool_name'), db.raw('count(*) as runs'), db.raw('count(*) filter (where has_tool_error) as failed'))
+        .joinRaw('cross join unnest(function_names) as tool_name')
+        .groupBy('tool_name')
+        .orderBy([{ column: 'runs', order: 'desc' }, { column: 'tool_name' }])) as Array<{ toolName: string; runs: string; failed: string }>;
+      return rows.map((row) => ({ toolName: row.toolName, runs: num(row.runs), errorRate: num(row.failed) / Math.max(1, num(row.runs)) }));
+    },
+  };
+}
+
+export type MetricsService = ReturnType<typeof createMetricsService>;
