@@ -32,7 +32,7 @@ export type VerifiedContacts = { email: string | null; phone: string | null };
 
 export type AccountServiceDeps = {
   db: Database;
-  sessions: SessionService;
+  sessions: Pick<SessionService, 'create' | 'revoke' | 'revokeAllForUser'>;
   codes: VerificationCodes;
   notifier: Notifier;
   limiter: RateLimiter;

@@ -6,7 +6,7 @@ import { createMcpServerService } from './mcp-server-service.js';
 import { createMcpToolRegistry } from './mcp-tool-registry.js';
 import { createMcpToolService } from './mcp-tool-service.js';
 
-export type McpServiceDeps = { db: Database; secrets: SecretBox; connections: McpConnectionPool; agentTools: AgentToolService };
+export type McpServiceDeps = { db: Database; secrets: SecretBox; connections: McpConnectionPool; agentTools: Pick<AgentToolService, 'attachTool'> };
 
 /** MCP tool servers, their tools and their OAuth flows, over the process's one connection pool. */
 export function createMcpServices(deps: McpServiceDeps) {

@@ -23,8 +23,8 @@ export type McpOAuthCallbackResult = { status: 'success'; message: string; serve
 export type McpOAuthServiceDeps = {
   db: Database;
   secrets: SecretBox;
-  connections: McpConnectionPool;
-  servers: McpServerService;
+  connections: Pick<McpConnectionPool, 'listTools' | 'release' | 'timeouts'>;
+  servers: Pick<McpServerService, 'get' | 'targetFor'>;
   registry: McpToolRegistry;
   /** How long a user has to authorize, and how often the stream looks for the callback. */
   authorizationTimeoutMs?: number;

@@ -11,8 +11,8 @@ import type { McpToolRegistry, ToolSyncSummary } from './mcp-tool-registry.js';
 
 export type McpToolServiceDeps = {
   db: Database;
-  connections: McpConnectionPool;
-  servers: McpServerService;
+  connections: Pick<McpConnectionPool, 'callTool' | 'listTools' | 'timeouts'>;
+  servers: Pick<McpServerService, 'targetFor'>;
   registry: McpToolRegistry;
   agentTools: Pick<AgentToolService, 'attachTool'>;
 };

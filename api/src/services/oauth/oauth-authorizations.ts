@@ -37,7 +37,7 @@ export function normalizeUserCode(input: string): string {
  * device verification page (device flow). Approving creates a provider grant for the user, the
  * chosen organization and the requested scopes, and the connection that lists it.
  */
-export function createOAuthAuthorizationService(deps: { db: Database; provider: Provider; apps: OAuthAppService }) {
+export function createOAuthAuthorizationService(deps: { db: Database; provider: Provider; apps: Pick<OAuthAppService, 'findByClientId'> }) {
   const { db, provider, apps } = deps;
 
   async function organizationsOf(userId: string): Promise<Array<{ id: string; name: string }>> {
