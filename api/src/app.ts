@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { ApiConfig } from './config.js';
-import { registerAccessControl } from './http/auth.js';
+import { isPlatformAdminSession, registerAccessControl } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerRequestTracing } from './http/tracing.js';
 import { registerInputRules } from './http/input-rules.js';
@@ -80,6 +80,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { exposeDevelopmentOutbox, temporalUi } = deps.config;
   await app.register(consoleRoutes(deps.services, { exposeDevelopmentOutbox, temporalUi }), { prefix: '/api' });
   await app.register(oauthProtocolRoutes(deps.services), { prefix: OAUTH_PREFIX });
-  await app.register(consoleStatic());
+  await app.register(consoleStatic({ isPlatformAdmin: (request) => isPlatformAdminSession(request, deps.services) }));
   return app;
 }

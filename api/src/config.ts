@@ -18,7 +18,13 @@ export const ApiConfigSchema = z.object({
   NODE_ENV: z.string().optional(),
   ENGRAM_DEVELOPMENT_OUTBOX: z.enum(['true', 'false']).optional(),
   TEMPORAL_UI_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, like http://127.0.0.1:8233' }).optional(),
+  ENGRAM_ADMIN_EMAILS: z
+    .string()
+    .transform((value) => value.split(',').map((email) => email.trim().toLowerCase()).filter(Boolean))
+    .pipe(z.array(z.email({ error: 'must be a comma-separated list of email addresses' })))
+    .optional(),
   ENGRAM_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, like https://engram.example.com' }).optional(),
+  ENGRAM_BILLING: z.enum(['on', 'off'], { error: 'must be on or off' }).default('off'),
 });
 
 export type ApiConfig = {
@@ -52,6 +58,13 @@ export type ApiConfig = {
    * `http://HOST:PORT` unless ENGRAM_PUBLIC_URL says otherwise (set it behind a proxy or TLS terminator).
    */
   publicUrl: string;
+  /**
+   * ENGRAM_BILLING: `off` (the default, for self-hosting) meters every step but refuses nothing; `on` enforces tier
+   * limits, quotas and the credit balance, as the hosted product does.
+   */
+  billingMode: 'on' | 'off';
+  /** ENGRAM_ADMIN_EMAILS, lower-cased: accounts with these emails are platform admins (besides the first-start admin). */
+  adminEmails: string[];
 };
 
 export const ENGRAM_VERSION = '0.1.0';
@@ -75,6 +88,8 @@ export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
     temporalUi: parsed.data.TEMPORAL_UI_URL
       ? { url: parsed.data.TEMPORAL_UI_URL.replace(/\/+$/, ''), namespace: parseTemporalConfig(env).namespace }
       : null,
+    adminEmails: parsed.data.ENGRAM_ADMIN_EMAILS ?? [],
     publicUrl: (parsed.data.ENGRAM_PUBLIC_URL ?? `http://${parsed.data.HOST}:${parsed.data.PORT}`).replace(/\/+$/, ''),
+    billingMode: parsed.data.ENGRAM_BILLING,
   };
 }

@@ -95,7 +95,11 @@ export class UnprocessableError extends AppError {
 }
 
 export class RateLimitedError extends AppError {
-  constructor(detail: ErrorDetail = 'Too many requests') {
+  /** `retryAfterSeconds` becomes the `Retry-After` header when the wait is known. */
+  constructor(
+    detail: ErrorDetail = 'Too many requests',
+    readonly retryAfterSeconds?: number,
+  ) {
     super('rate_limited', detail);
   }
 }

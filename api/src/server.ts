@@ -43,7 +43,10 @@ async function main(): Promise<void> {
     notifier,
     supportChatSecret: config.supportChatSecret ?? undefined,
     publicUrl: config.publicUrl,
+    billingMode: config.billingMode,
+    adminEmails: config.adminEmails,
   });
+  await services.adminUsers.grantConfiguredAdmins();
   await ensureTraceRetentionSchedule({ client: temporal, taskQueue: temporalConfig.taskQueue, retentionDays: telemetryConfig.retentionDays });
   const app = await buildApp({ config, services, tracer: telemetry.tracer });
 

@@ -6,7 +6,7 @@ import { consoleAppConfig, type RemoteDescriptor } from '../../console-shell/bui
 const root = path.dirname(fileURLToPath(import.meta.url));
 
 /** How the shell lists and mounts this remote (written to dist/console-remote.json). */
-export const descriptor: RemoteDescriptor = { name: 'admin', title: 'Admin', route: 'admin', icon: 'shield-lock', order: 90 };
+export const descriptor: RemoteDescriptor = { name: 'admin', title: 'Admin', route: 'admin', icon: 'shield-lock', order: 90, audience: 'platform_admin' };
 
 /** The admin remote: one app entry (`admin/app`), mounted by the shell under /projects/:projectSlug/admin/*. */
 export default function adminConfig(mode: 'production' | 'development' = 'production'): Configuration {

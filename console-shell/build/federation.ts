@@ -50,6 +50,8 @@ export type RemoteDescriptor = {
   /** Tabler icon name the shell maps to an icon. */
   icon: string;
   order: number;
+  /** `platform_admin`: the manifest lists the remote for platform admins only, so no one else's shell loads it. */
+  audience?: 'platform_admin';
 };
 
 export type ConsoleAppOptions = {

@@ -14,6 +14,7 @@ import * as oauth from './20261126010000_oauth.js';
 import * as runPendingInputs from './20261126100000_run_pending_inputs.js';
 import * as messageBatchesAndSchedules from './20261127160000_message_batches_and_schedules.js';
 import * as platformAdmin from './20261127190000_platform_admin.js';
+import * as stepCostsInBilling from './20261127191000_step_costs_in_billing.js';
 import * as billing from './20261127140000_billing.js';
 import * as templates from './20261127210000_templates.js';
 import * as traces from './20261127230000_traces.js';
@@ -37,6 +38,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261126100000_run_pending_inputs', runPendingInputs],
   ['20261127160000_message_batches_and_schedules', messageBatchesAndSchedules],
   ['20261127190000_platform_admin', platformAdmin],
+  ['20261127191000_step_costs_in_billing', stepCostsInBilling],
   ['20261127140000_billing', billing],
   ['20261127210000_templates', templates],
   ['20261127230000_traces', traces],

@@ -34,10 +34,10 @@ export function startWorkerProcess(env: NodeJS.ProcessEnv): ManagedProcess {
   return run('temporal/src/worker-main.ts', env);
 }
 
-/** The API server in its own process; resolves once it answers on `port`. */
-export async function startApiProcess(env: NodeJS.ProcessEnv, port: number): Promise<ManagedProcess> {
+/** The API server in its own process; resolves once it answers on `port` (within `timeoutMs`, 60 s unless said). */
+export async function startApiProcess(env: NodeJS.ProcessEnv, port: number, timeoutMs = 60_000): Promise<ManagedProcess> {
   const managed = run('api/src/server.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' });
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (managed.child.exitCode !== null) throw new Error(`API process exited:\n${managed.output()}`);
     try {

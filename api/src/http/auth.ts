@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/cookie';
-import type { Role } from '@engram/db';
+import type { Role, User } from '@engram/db';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import type { Delegation } from '../services/access-tokens/delegation.js';
 import type { SessionService } from '../services/accounts/sessions.js';
@@ -60,6 +60,18 @@ export type BearerPrincipal = {
   origin?: string;
 };
 
+/** Whether an organization may act at all, and whether an account is a platform admin (services/admin). */
+export type AccountStanding = {
+  isBanned(organizationId: string): Promise<boolean>;
+  isPlatformAdmin(user: Pick<User, 'id' | 'email' | 'permissions'>): Promise<boolean>;
+};
+
+export const BANNED_ORGANIZATION_MESSAGE = 'This organization has been banned from the platform; contact support to restore access';
+
+async function assertNotBanned(standing: AccountStanding, organizationId: string): Promise<void> {
+  if (await standing.isBanned(organizationId)) throw new ForbiddenError(BANNED_ORGANIZATION_MESSAGE);
+}
+
 /** One kind of bearer token: null when the token is not one of its own, or not (or no longer) valid. */
 export type BearerTokenAuthenticator = { authenticate(token: string): Promise<BearerPrincipal | null> };
 
@@ -70,7 +82,7 @@ export type BearerTokenAuthenticator = { authenticate(token: string): Promise<Be
  */
 export function registerApiKeyAuth(
   app: FastifyInstance,
-  deps: { bearerTokens: readonly BearerTokenAuthenticator[]; sessions: Pick<SessionService, 'authenticate'> },
+  deps: { bearerTokens: readonly BearerTokenAuthenticator[]; sessions: Pick<SessionService, 'authenticate'>; standing: AccountStanding },
 ): void {
   app.decorateRequest('ctx', null);
   app.decorateRequest('account', null);
@@ -79,7 +91,8 @@ export function registerApiKeyAuth(
     if (token === undefined && request.headers[CONSOLE_REQUEST_HEADER] && request.cookies[SESSION_COOKIE]) {
       const signedIn = await deps.sessions.authenticate(request.cookies[SESSION_COOKIE]);
       if (!signedIn?.membership) throw new UnauthorizedError();
-      applySession(request, signedIn, request.cookies[SESSION_COOKIE]);
+      await assertNotBanned(deps.standing, signedIn.membership.organizationId);
+      await applySession(request, signedIn, request.cookies[SESSION_COOKIE], deps.standing);
       return;
     }
     if (token === undefined && request.routeOptions.config.public) return;
@@ -90,6 +103,7 @@ export function registerApiKeyAuth(
       if (principal) break;
     }
     if (!principal) throw new UnauthorizedError();
+    await assertNotBanned(deps.standing, principal.organizationId);
     if (principal.origin !== undefined) {
       // A browser always sends Origin on cross-origin calls; anything else is not the app the token was made for.
       if (request.headers.origin !== principal.origin) throw new ForbiddenError(`This token can only be used from ${principal.origin}`);
@@ -115,6 +129,20 @@ export function registerApiKeyAuth(
 
 export const SESSION_COOKIE = 'engram_session';
 
+/** Whether the request's session cookie (read from the header: no cookie plugin is needed) is a platform admin's. */
+export async function isPlatformAdminSession(
+  request: FastifyRequest,
+  deps: { sessions: Pick<SessionService, 'authenticate'>; standing: AccountStanding },
+): Promise<boolean> {
+  const token = (request.headers.cookie ?? '')
+    .split(';')
+    .map((part) => part.trim().split('='))
+    .find(([name]) => name === SESSION_COOKIE)?.[1];
+  if (!token) return false;
+  const signedIn = await deps.sessions.authenticate(decodeURIComponent(token));
+  return signedIn ? deps.standing.isPlatformAdmin(signedIn.user) : false;
+}
+
 /**
  * The session cookie: httpOnly (scripts never see it), SameSite=Lax (other sites cannot make the
  * browser send it with their POSTs), scoped to the console API, Secure whenever served over HTTPS.
@@ -139,7 +167,7 @@ export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply)
  * organization). A missing or dead session is not an error here: the access rules decide.
  * Needs `@fastify/cookie` registered on the scope.
  */
-export function registerSessionAuth(app: FastifyInstance, deps: { sessions: Pick<SessionService, 'authenticate'> }): void {
+export function registerSessionAuth(app: FastifyInstance, deps: { sessions: Pick<SessionService, 'authenticate'>; standing: AccountStanding }): void {
   app.decorateRequest('ctx', null);
   app.decorateRequest('account', null);
   app.addHook('onRequest', async (request) => {
@@ -147,20 +175,22 @@ export function registerSessionAuth(app: FastifyInstance, deps: { sessions: Pick
     if (!token) return;
     const signedIn = await deps.sessions.authenticate(token);
     if (!signedIn) return;
-    applySession(request, signedIn, token);
+    // Signing in (or out) stays possible; everything else of a banned organization's members is refused.
+    if (signedIn.membership && !request.routeOptions.config.public) await assertNotBanned(deps.standing, signedIn.membership.organizationId);
+    await applySession(request, signedIn, token, deps.standing);
   });
 }
 
 type SignedInSession = NonNullable<Awaited<ReturnType<SessionService['authenticate']>>>;
 
-function applySession(request: FastifyRequest, signedIn: SignedInSession, token: string): void {
+async function applySession(request: FastifyRequest, signedIn: SignedInSession, token: string, standing: AccountStanding): Promise<void> {
   const { user, membership } = signedIn;
   request.account = { userId: user.id, sessionId: signedIn.sessionId, sessionToken: token };
   request.access = {
     userId: user.id,
     organizationId: membership?.organizationId ?? null,
     permissions: membership ? effectivePermissions(membership.role, membership.customPermissions) : new Set(),
-    isPlatformAdmin: user.permissions.includes('platform_admin'),
+    isPlatformAdmin: await standing.isPlatformAdmin(user),
   };
   if (membership) {
     request.ctx = {

@@ -10,6 +10,8 @@ export type ConsoleStaticOptions = {
   shellDir?: string;
   /** The folder whose `<remote>/dist` hold the built remotes: console-remotes. */
   remotesDir?: string;
+  /** Whether the request comes from a platform admin's session; remotes for platform admins are listed to no one else. */
+  isPlatformAdmin?(request: FastifyRequest): Promise<boolean>;
 };
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -61,7 +63,7 @@ function within(root: string, relative: string): string | null {
   return resolved === root || resolved.startsWith(`${root}${path.sep}`) ? resolved : null;
 }
 
-type RemoteDescriptor = { name: string; title: string; route: string; icon: string; order: number };
+type RemoteDescriptor = { name: string; title: string; route: string; icon: string; order: number; audience?: 'platform_admin' };
 
 /** The built remotes: each `<remotesDir>/<folder>/dist` with a console-remote.json and an mf-manifest.json. */
 function builtRemotes(remotesDir: string): Array<RemoteDescriptor & { folder: string }> {
@@ -135,11 +137,14 @@ export function consoleStatic(options: ConsoleStaticOptions = {}): FastifyPlugin
       return reply.code(503).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-cache').send(NOT_BUILT_PAGE);
     }
 
-    app.get('/console/remotes.json', route, async (_request, reply) => {
-      const remotes = builtRemotes(remotesDir).map(({ folder, ...descriptor }) => ({
-        ...descriptor,
-        entry: `/console/remotes/${folder}/mf-manifest.json`,
-      }));
+    app.get('/console/remotes.json', route, async (request, reply) => {
+      const platformAdmin = (await options.isPlatformAdmin?.(request)) ?? false;
+      const remotes = builtRemotes(remotesDir)
+        .filter((remote) => remote.audience !== 'platform_admin' || platformAdmin)
+        .map(({ folder, ...descriptor }) => ({
+          ...descriptor,
+          entry: `/console/remotes/${folder}/mf-manifest.json`,
+        }));
       return reply.header('cache-control', 'no-cache').send({ remotes });
     });
 

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, ConsoleError, TierLimitError, UnprocessableError, type ErrorKind } from '../errors.js';
+import { AppError, ConsoleError, RateLimitedError, TierLimitError, UnprocessableError, type ErrorKind } from '../errors.js';
 
 /** The one table from domain error kinds to HTTP statuses. */
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
@@ -108,6 +108,7 @@ function asInputError(error: FastifyError): FastifyError | UnprocessableError {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((raised: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const error = asInputError(raised) as FastifyError;
+    if (error instanceof RateLimitedError && error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
     if (isConsoleRequest(request)) return sendConsoleError(error, request, reply);
     if (error instanceof TierLimitError) return send(reply, 402, { message: error.message, limit: error.limit });
     if (error instanceof UnprocessableError) {

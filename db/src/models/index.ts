@@ -9,7 +9,6 @@ export {
   WhitelistedEmail,
   SsoConfiguration,
   type ModelTier,
-  type StepCost,
 } from './platform-admin.js';
 export { User, ONBOARDING_STEPS, type UserPermission, type OnboardingStep, type OnboardingStatus } from './user.js';
 export { OrganizationMember, type Role } from './organization-member.js';

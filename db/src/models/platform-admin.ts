@@ -2,9 +2,6 @@ import { BaseModel, TenantModel } from './base-model.js';
 
 export type ModelTier = 'free' | 'premium' | 'per-inference';
 
-/** One row of a model's step-cost table (version 1): a step up to this context window costs this many credits. */
-export type StepCost = { maxContextWindowSize: number; cost: number };
-
 /** A model of the platform's registry (spec 000 §3), which admins may disable and give default rate limits. */
 export class RegisteredModel extends BaseModel {
   static override jsonAttributes = ['config'];
@@ -24,8 +21,6 @@ export class RegisteredModel extends BaseModel {
 
 export class InferenceModel extends RegisteredModel {
   static override tableName = 'inference_models';
-  static override jsonAttributes = ['config', 'stepCosts'];
-  declare stepCosts: StepCost[];
 }
 
 export class EmbeddingModel extends RegisteredModel {

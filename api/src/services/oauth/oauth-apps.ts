@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { UniqueViolationError } from 'objection';
 import type { AdapterPayload } from 'oidc-provider';
-import { AGENT_ACCESS_SCOPES, newOAuthAppId, OAuthApp, type Database, type OAuthGrantType, type SecretBox } from '@engram/db';
-import { badRequest, UnprocessableError } from '../../errors.js';
+import { AGENT_ACCESS_SCOPES, newOAuthAppId, OAuthApp, OAuthConnection, type Database, type OAuthGrantType, type SecretBox } from '@engram/db';
+import { badRequest, NotFoundError, UnprocessableError } from '../../errors.js';
 
 /** RFC 8628's grant type, which spec 000 calls `device_code`. */
 export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -42,6 +42,12 @@ export function createOAuthAppService(deps: { db: Database; secrets: SecretBox }
     }
   }
 
+  async function find(id: string): Promise<OAuthApp> {
+    const app = await OAuthApp.query(db).findById(id);
+    if (!app) throw new NotFoundError('OAuth app');
+    return app;
+  }
+
   return {
     async create(input: OAuthAppInput): Promise<CreatedOAuthApp> {
       assertValid(input);
@@ -66,6 +72,59 @@ export function createOAuthAppService(deps: { db: Database; secrets: SecretBox }
         if (error instanceof UniqueViolationError) throw badRequest('clientIdAlreadyExists', 'An OAuth app with this client id already exists');
         throw error;
       }
+    },
+
+    async list(page: { offset: number; limit: number; search?: string | undefined }): Promise<{ apps: OAuthApp[]; hasNextPage: boolean }> {
+      const query = OAuthApp.query(db).orderBy('createdAt', 'desc').orderBy('id');
+      if (page.search) {
+        query.where((where) => {
+          where.whereILike('name', `%${page.search}%`).orWhere('clientId', page.search!);
+        });
+      }
+      const rows = await query.offset(page.offset).limit(page.limit + 1);
+      return { apps: rows.slice(0, page.limit), hasNextPage: rows.length > page.limit };
+    },
+
+    get: find,
+
+    /** Replaces what an admin may edit; the client id and secret stay. */
+    async update(id: string, input: Omit<OAuthAppInput, 'clientId'>): Promise<OAuthApp> {
+      assertValid(input);
+      const app = await find(id);
+      const becomesConfidential = !input.isPublicClient && app.isPublicClient;
+      return app.$query(db).patchAndFetch({
+        name: input.name.trim(),
+        description: input.description ?? '',
+        logoUrl: input.logoUrl ?? null,
+        isPublicClient: input.isPublicClient,
+        // A client turning public holds no secret; one turning confidential gets one through regenerate-secret.
+        clientSecretEnc: input.isPublicClient ? null : becomesConfidential ? secrets.encrypt(randomBytes(32).toString('base64url')) : app.clientSecretEnc,
+        grantTypes: [...new Set(input.grantTypes)],
+        redirectUris: input.redirectUris,
+        allowedScopes: [...new Set(input.allowedScopes)],
+      });
+    },
+
+    /** Deletes the app and every user's connection to it, so its tokens stop working. */
+    async delete(id: string): Promise<void> {
+      const app = await find(id);
+      await db.transaction(async (trx) => {
+        await OAuthConnection.query(trx).where({ clientId: app.clientId }).delete();
+        await app.$query(trx).delete();
+      });
+    },
+
+    /** A new secret for a confidential app; the old one stops authenticating at once. */
+    async regenerateSecret(id: string): Promise<CreatedOAuthApp> {
+      const app = await find(id);
+      if (app.isPublicClient) throw badRequest('publicClient', 'A public client has no secret to regenerate');
+      const clientSecret = randomBytes(32).toString('base64url');
+      return { app: await app.$query(db).patchAndFetch({ clientSecretEnc: secrets.encrypt(clientSecret) }), clientSecret };
+    },
+
+    /** The app's secret in clear, for admins; null for public clients. */
+    secretOf(app: OAuthApp): string | null {
+      return app.clientSecretEnc === null ? null : secrets.decrypt(app.clientSecretEnc);
     },
 
     async findByClientId(clientId: string): Promise<OAuthApp | undefined> {

@@ -70,6 +70,8 @@ export type RunServiceDeps = {
   db: Database;
   agentRuns: Pick<AgentRunClient, 'enqueue' | 'cancel'>;
   messages: Pick<MessageService, 'listRunMessages'>;
+  /** Refuses a new run whose model is disabled or over its organization's rate limit (services/admin). */
+  admitModelRequest?(organizationId: string, llmConfig: Agent['llmConfig']): Promise<void>;
 };
 
 export function createRunService(deps: RunServiceDeps) {
@@ -121,6 +123,7 @@ export function createRunService(deps: RunServiceDeps) {
         const existing = await Run.query(deps.db).forOrg(ctx.organizationId).findOne({ agentId, idempotencyKey: key });
         if (existing) return { run: existing, created: false };
       }
+      await deps.admitModelRequest?.(ctx.organizationId, agent.llmConfig);
       const runId = newId('run');
       const inputs = inputMessageRows({ id: runId, organizationId: ctx.organizationId, agentId }, request.messages, new Date());
       // The input is stored with the run, before any model call: whatever happens to the turn, what the user

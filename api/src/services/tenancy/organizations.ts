@@ -50,6 +50,8 @@ export function createOrganizationService(deps: { db: Database; apiKeys: Pick<Ap
           name: input.adminName,
           email: input.adminEmail?.toLowerCase() ?? null,
           claimableByFirstSignUp: input.claimableByFirstSignUp ?? false,
+          // The first-start admin administers the platform too; whoever claims it inherits that.
+          permissions: input.claimableByFirstSignUp ? ['platform_admin'] : [],
         });
         return addOrganizationForUser(trx, userId, input.name);
       });

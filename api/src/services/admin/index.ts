@@ -1,0 +1,45 @@
+import type { Database, User } from '@engram/db';
+import type { AgentRunClient } from '@engram/temporal';
+import { createAdminOrganizationService } from './admin-organizations.js';
+import { createAdminUserService } from './admin-users.js';
+import { createContentViolationService } from './content-violations.js';
+import { createModelRateLimitService } from './model-rate-limits.js';
+import { createModelRegistryService } from './model-registry.js';
+import { createUsageLeaderboardService } from './usage-leaderboard.js';
+import { createWhitelistedEmailService } from './whitelisted-emails.js';
+
+export type AdminServiceDeps = {
+  db: Database;
+  agentRuns: Pick<AgentRunClient, 'cancel'>;
+  deleteAccount(userId: string): Promise<void>;
+  /** ENGRAM_ADMIN_EMAILS: accounts with these emails are platform admins. */
+  adminEmails: readonly string[];
+};
+
+/** The platform admin area (spec 000 §7 Admin), and the standing of organizations and accounts the request principal checks. */
+export function createAdminServices(deps: AdminServiceDeps) {
+  const adminOrganizations = createAdminOrganizationService({ db: deps.db, agentRuns: deps.agentRuns });
+  const adminUsers = createAdminUserService({ db: deps.db, deleteAccount: deps.deleteAccount, adminEmails: deps.adminEmails });
+  return {
+    adminOrganizations,
+    adminUsers,
+    modelRegistry: createModelRegistryService({ db: deps.db }),
+    modelRateLimits: createModelRateLimitService({ db: deps.db }),
+    contentViolations: createContentViolationService({ db: deps.db }),
+    whitelistedEmails: createWhitelistedEmailService({ db: deps.db }),
+    usageLeaderboard: createUsageLeaderboardService({ db: deps.db }),
+    standing: {
+      isBanned: (organizationId: string) => adminOrganizations.isBanned(organizationId),
+      /** An ENGRAM_ADMIN_EMAILS account gets the stored permission the first time it is seen, so its API keys follow. */
+      async isPlatformAdmin(user: Pick<User, 'id' | 'email' | 'permissions'>): Promise<boolean> {
+        if (user.permissions.includes('platform_admin')) return true;
+        if (!adminUsers.isConfiguredAdmin(user)) return false;
+        await adminUsers.grantPlatformAdmin(user.id);
+        return true;
+      },
+    },
+  };
+}
+
+export type AdminServices = ReturnType<typeof createAdminServices>;
+export type AccountStanding = AdminServices['standing'];
