@@ -1,0 +1,128 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { defaultCliCacheDir } from '@engram/temporal';
+import { freePort } from './ports.js';
+
+/**
+ * Jaeger, the OTLP collector the export tests send to. `go install …@v1.76.0` refuses it (its module has replace
+ * directives), so it is built as a Go tool of a throwaway module, into the same cache as the Temporal CLI.
+ */
+export const JAEGER_VERSION = 'v1.76.0';
+const JAEGER_PACKAGE = 'github.com/jaegertracing/jaeger/cmd/jaeger';
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function goBinary(): string | undefined {
+  const candidates = [...(process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, 'go')), '/usr/local/go/bin/go'];
+  return candidates.find(isExecutable);
+}
+
+/** The cached Jaeger binary, built from the Go module proxy the first time (a few minutes). */
+export function ensureJaeger(options: { cacheDir?: string; log?: (line: string) => void } = {}): string {
+  const cacheDir = options.cacheDir ?? defaultCliCacheDir();
+  const binary = path.join(cacheDir, 'jaeger');
+  if (isExecutable(binary)) return binary;
+  const go = goBinary();
+  if (!go) throw new Error('Jaeger is missing and Go is not installed to build it.');
+  mkdirSync(cacheDir, { recursive: true });
+  const module = mkdtempSync(path.join(os.tmpdir(), 'engram-jaeger-build-'));
+  options.log?.(`Building Jaeger ${JAEGER_VERSION} into ${cacheDir}; this takes a few minutes once.`);
+  const env = { ...process.env, CGO_ENABLED: '0' };
+  const steps: string[][] = [
+    ['mod', 'init', 'engram.local/jaeger-build'],
+    ['get', '-tool', `${JAEGER_PACKAGE}@${JAEGER_VERSION}`],
+    ['build', '-o', binary, JAEGER_PACKAGE],
+  ];
+  try {
+    for (const args of steps) {
+      const step = spawnSync(go, args, { cwd: module, env, stdio: ['ignore', 'inherit', 'inherit'] });
+      if (step.status !== 0) throw new Error(`Building Jaeger failed at \`go ${args.join(' ')}\` (exit ${step.status ?? step.signal}).`);
+    }
+  } finally {
+    rmSync(module, { recursive: true, force: true });
+  }
+  return binary;
+}
+
+export type JaegerCollector = {
+  /** What OTEL_EXPORTER_OTLP_ENDPOINT is set to: OTLP over HTTP. */
+  otlpEndpoint: string;
+  /** The query API (`/api/traces/{traceId}`, `/api/services`), as Jaeger's UI reads it. */
+  queryUrl: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+};
+
+/** All-in-one Jaeger with in-memory storage on loopback ports of its own; it is ready when the query API answers. */
+export async function startJaeger(binary: string, options: { startTimeoutMs?: number } = {}): Promise<JaegerCollector> {
+  const [otlpPort, queryPort, queryGrpcPort] = [await freePort(), await freePort(), await freePort()];
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'engram-jaeger-'));
+  const config = path.join(dir, 'jaeger.yaml');
+  writeFileSync(
+    config,
+    `service:
+  extensions: [jaeger_storage, jaeger_query]
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [batch]
+      exporters: [jaeger_storage_exporter]
+  telemetry:
+    metrics:
+      level: none
+extensions:
+  jaeger_storage:
+    backends:
+      memory_store:
+        memory:
+          max_traces: 10000
+  jaeger_query:
+    storage:
+      traces: memory_store
+    http:
+      endpoint: 127.0.0.1:${queryPort}
+    grpc:
+      endpoint: 127.0.0.1:${queryGrpcPort}
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:${otlpPort}
+processors:
+  batch:
+    timeout: 100ms
+exporters:
+  jaeger_storage_exporter:
+    trace_storage: memory_store
+`,
+  );
+  const log = openSync(path.join(dir, 'jaeger.log'), 'a');
+  const child = spawn(binary, ['--config', config], { stdio: ['ignore', log, log] });
+  const queryUrl = `http://127.0.0.1:${queryPort}`;
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) break;
+    const ready = await fetch(`${queryUrl}/api/services`).then((response) => response.ok, () => false);
+    if (ready) return { otlpEndpoint: `http://127.0.0.1:${otlpPort}`, queryUrl, process: child, stop };
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  child.kill('SIGTERM');
+  throw new Error(`Jaeger did not start (its log: ${path.join(dir, 'jaeger.log')})`);
+}
