@@ -55,6 +55,14 @@ describe('route rules', () => {
     expect(accessRuleFor('GET', '/api/admin/organizations')).toEqual({ kind: 'platform_admin' });
   });
 
+  it('lets whoever reads agents read their traces and metrics, the trace search included', () => {
+    const readAgents = { kind: 'permission', permissions: ['read_agents'] };
+    expect(accessRuleFor('GET', '/api/traces/:traceId')).toEqual(readAgents);
+    expect(accessRuleFor('POST', '/api/observability/traces')).toEqual(readAgents);
+    expect(accessRuleFor('GET', '/api/observability/metrics/latency')).toEqual(readAgents);
+    expect(accessRuleFor('GET', '/v1/runs/:run_id/trace')).toEqual(readAgents);
+  });
+
   it('leaves routes outside every family to admins alone', () => {
     expect(accessRuleFor('GET', '/v1/something-new')).toBe(UNMAPPED);
     expect(accessRuleFor('GET', '/api/something-new')).toBe(UNMAPPED);

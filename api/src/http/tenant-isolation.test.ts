@@ -56,6 +56,23 @@ async function populateTenantA(): Promise<TenantA> {
   const step = await Step.query(stack.db)
     .insert({ id: newId('step'), organizationId: admin.organizationId, runId: run.id, agentId: agent.id, stepIndex: 0 })
     .returning('*');
+  // A's trace of that run, as the span store exporter writes it.
+  const traceId = randomBytes(16).toString('hex');
+  const traceStart = new Date();
+  await stack.db('traces').insert({ traceId, organizationId: admin.organizationId, agentId: agent.id, runId: run.id, startedAt: traceStart, endedAt: traceStart });
+  await stack.db('trace_spans').insert({
+    traceId,
+    spanId: randomBytes(8).toString('hex'),
+    organizationId: admin.organizationId,
+    name: `invoke_agent ${TAG}`,
+    kind: 'internal',
+    serviceName: 'engram-worker',
+    startedAt: traceStart,
+    startUnixNano: String(BigInt(traceStart.getTime()) * 1_000_000n),
+    durationNs: '1000',
+    statusCode: 'ok',
+    runId: run.id,
+  });
   const provider = await v1(apiKey, 'POST', '/providers/', { name: `${TAG}-provider`, provider_type: 'openai', api_key: `sk-${TAG}` });
   const identity = await v1(apiKey, 'POST', '/identities/', { identifier_key: `${TAG}-identity`, name: `${TAG} identity`, identity_type: 'user' });
   const standaloneBlock = await v1(apiKey, 'POST', '/blocks/', { label: `${TAG}-block`, value: `${TAG} block value` });
@@ -92,6 +109,7 @@ async function populateTenantA(): Promise<TenantA> {
     run_id: run.id,
     job_id: run.id,
     step_id: step.id,
+    traceId,
     message_id: agentRow!.messageIds[0]!,
     block_id: standaloneBlock.id,
     block_label: 'human',
