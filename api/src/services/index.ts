@@ -124,7 +124,6 @@ export function createServices(deps: ServiceDeps) {
     migrations: createTemplateMigrationClient({ client: deps.temporal, taskQueue: deps.taskQueue }),
   });
   return {
-    db: deps.db,
     apiKeys,
     organizations,
     ...accountServices,
