@@ -21,7 +21,8 @@ type Ours = { nullable: boolean } & (
  * enum, another type. Fields the client does not know are fine (it ignores them). Empty when they agree.
  */
 export function disagreements(client: Shape, ours: JsonSchema, resolve: Resolve, at = '$'): string[] {
-  if (client.kind === 'any') return [];
+  // Nothing the client reads, or nothing we ever send (`{not: {}}`, the items of an array that is always empty).
+  if (client.kind === 'any' || isNever(ours)) return [];
   const schema = normalize(ours, resolve);
   const found: string[] = [];
   if (schema.nullable && !client.nullable) found.push(`${at}: may be null, which the client's type does not allow`);
@@ -81,6 +82,9 @@ function unionDisagreements(client: Extract<Shape, { kind: 'union' }>, ours: Jso
     return candidates.reduce((closest, candidate) => (distance(candidate) < distance(closest) ? candidate : closest));
   });
 }
+
+const isNever = (schema: JsonSchema) =>
+  typeof schema.not === 'object' && schema.not !== null && Object.keys(schema.not).length === 0 && Object.keys(schema).length === 1;
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
