@@ -11,6 +11,7 @@ import {
   type ScriptedModelServer,
   type TestStack,
 } from '@engram/testing';
+import { createAgent as createAgentAt } from '@engram/testing/factories/index';
 
 let stack: TestStack;
 let model: ScriptedModelServer;
@@ -50,14 +51,7 @@ async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 30
   }
 }
 
-async function createAgent(baseUrl: string): Promise<string> {
-  const response = await fetch(`${baseUrl}/v1/agents/`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'openai/gpt-4o-mini' }),
-  });
-  return ((await response.json()) as { id: string }).id;
-}
+const createAgent = async (baseUrl: string): Promise<string> => (await createAgentAt({ baseUrl, apiKey: stack.apiKey })).id;
 
 type Frame = Record<string, unknown> & { message_type: string; seq_id?: number };
 

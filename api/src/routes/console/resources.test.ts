@@ -1,20 +1,16 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiKey, EnvironmentVariable, Organization, Project } from '@engram/db';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
+import { createAgent as createAgentAs, type CreatedAgent } from '@engram/testing/factories/index';
 import { inviteMember, signUp, type ConsoleUser } from './console-test-support.js';
 
 const { stack, stop } = await startAgentTestContext({ inProcessWorker: false });
 afterAll(stop);
 
-async function createAgent(user: ConsoleUser, headers: Record<string, string> = {}): Promise<{ id: string; name: string }> {
+/** An agent made through /v1 with an API key of the user's own. */
+async function createAgent(user: ConsoleUser, headers: Record<string, string> = {}): Promise<CreatedAgent> {
   const key = await user.client.post('/api-keys', { name: 'agents' });
-  const response = await fetch(`${stack.baseUrl}/v1/agents/`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key.body.apiKey}`, 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ model: 'openai/gpt-4o-mini' }),
-  });
-  expect(response.status, await response.clone().text()).toBe(200);
-  return (await response.json()) as { id: string; name: string };
+  return createAgentAs({ baseUrl: stack.baseUrl, apiKey: key.body.apiKey }, {}, headers);
 }
 
 describe('projects', () => {

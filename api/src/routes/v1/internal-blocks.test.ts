@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
+import { createAgent } from '@engram/testing/factories/index';
 
 const { stack, client, api, post, stop } = await startAgentTestContext({ inProcessWorker: false });
 afterAll(stop);
@@ -14,9 +15,7 @@ async function createBlock(body: Record<string, unknown>): Promise<{ id: string;
   return response.json();
 }
 
-function createAgentWith(blockIds: string[]) {
-  return client.agents.create({ model: 'openai/gpt-4o-mini', block_ids: blockIds, include_base_tools: false });
-}
+const createAgentWith = (blockIds: string[]) => createAgent(stack, { block_ids: blockIds, include_base_tools: false });
 
 async function listedIds(query: string): Promise<string[]> {
   const response = await api(`/_internal_blocks?${query}`);

@@ -2,21 +2,19 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Message, Run } from '@engram/db';
 import { collectSse } from '@engram/testing';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
+import { createAgent as createAgentWith } from '@engram/testing/factories/index';
 
 const { stack, model, client, api, stop } = await startAgentTestContext({ pingIntervalMs: 300 });
 afterEach(() => model.reset());
 afterAll(stop);
 
-async function createAgent(overrides: Record<string, unknown> = {}) {
-  return client.agents.create({
-    model: 'openai/gpt-4o-mini',
+const createAgent = () =>
+  createAgentWith(stack, {
     memory_blocks: [
       { label: 'human', value: 'The human is called Ada.' },
       { label: 'persona', value: 'I am a helpful agent.' },
     ],
-    ...overrides,
-  } as Parameters<typeof client.agents.create>[0]);
-}
+  });
 
 function dataFrames(events: Awaited<ReturnType<typeof collectSse>>) {
   return events.map((event) => event.data).filter((data): data is Record<string, unknown> => data !== '[DONE]');
@@ -67,8 +65,8 @@ describe('sending a message', () => {
   it('lets one agent edit a shared block that a second agent then sees, in its memory and its prompt', async () => {
     const shared = await client.blocks.create({ label: 'team', value: 'Team notes.' });
     const [writer, reader] = [
-      await client.agents.create({ model: 'openai/gpt-4o-mini', block_ids: [shared.id] } as Parameters<typeof client.agents.create>[0]),
-      await client.agents.create({ model: 'openai/gpt-4o-mini', block_ids: [shared.id] } as Parameters<typeof client.agents.create>[0]),
+      await createAgentWith(stack, { block_ids: [shared.id] }),
+      await createAgentWith(stack, { block_ids: [shared.id] }),
     ];
     model.enqueue(
       { type: 'tool_calls', calls: [{ name: 'memory_insert', arguments: { label: 'team', new_string: 'Release is on Friday.' } }] },
