@@ -9,6 +9,7 @@ import { isPlatformAdminSession, registerAccessControl } from './http/auth.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerRequestTracing } from './http/tracing.js';
 import { registerInputRules } from './http/input-rules.js';
+import { JSON_BODY_LIMIT_BYTES, registerBodyLimits } from './http/body-limits.js';
 import type { AppServices } from './services/index.js';
 import { v1Routes } from './routes/v1/index.js';
 import { consoleRoutes } from './routes/console/index.js';
@@ -30,7 +31,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
     requestIdHeader: 'x-request-id',
     genReqId: () => `req-${randomUUID()}`,
-    bodyLimit: 32 * 1024 * 1024,
+    bodyLimit: JSON_BODY_LIMIT_BYTES,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -41,6 +42,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.tracer) registerRequestTracing(app, deps.tracer);
   // Before access control, whose tenant guard looks path ids up: input PostgreSQL cannot hold never reaches a query.
   registerInputRules(app);
+  // Before any route, so each gets an explicit body limit as it is added.
+  registerBodyLimits(app, { maxUploadBytes: deps.config.maxUploadBytes });
   // Before any route: it sees every route as it is added and guards all of them.
   registerAccessControl(app, { tenantGuard: deps.services.tenantGuard });
   // An empty body with a JSON content type (curl -XDELETE -H 'content-type: application/json') means "no body".
