@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '@engram/testing';
 import { checkClientAgreement, declaresSuccess, servedOperations, type AgreementReport, type OpenApiDocument } from '@engram/testing/client-contract/client-agreement';
 import { listClientOperations } from '@engram/testing/client-contract/client-operations';
+import { KIT_WIRE_TYPES_PATH, wireTypesSource } from '@engram/testing/client-contract/wire-types-source';
 
 /**
  * Where Engram knowingly answers outside the client's types, and why. Each is matched against
@@ -68,10 +70,18 @@ describe('the official client against /openapi.json', () => {
 });
 
 describe('/openapi.json', () => {
-  it('declares the success response of every /v1 operation', () => {
-    const routes = servedOperations(document).filter((route) => route.path.startsWith('/v1/'));
+  it('declares the success response of every operation, /v1 and the console API alike', () => {
+    const routes = servedOperations(document);
     const undeclared = routes.filter((route) => !declaresSuccess(route));
-    expect(routes.length).toBeGreaterThan(150);
+    expect(routes.filter((route) => route.path.startsWith('/v1/')).length).toBeGreaterThan(150);
+    expect(routes.filter((route) => route.path.startsWith('/api/')).length).toBeGreaterThan(60);
     expect(undeclared.map((route) => `${route.method} ${route.documentedPath}`)).toEqual([]);
+  });
+});
+
+describe("the console kit's wire types", () => {
+  it('are what the components of /openapi.json generate (npm run contracts:kit-types writes them)', () => {
+    const committed = readFileSync(new URL(`../../../${KIT_WIRE_TYPES_PATH}`, import.meta.url), 'utf8');
+    expect(committed, `${KIT_WIRE_TYPES_PATH} is stale: run npm run contracts:kit-types`).toBe(wireTypesSource(document.components?.schemas ?? {}));
   });
 });

@@ -1,4 +1,13 @@
-/** The parts of the `/v1` wire shapes the console reads (the full shapes are in /openapi.json). */
+/**
+ * The `/v1` wire shapes the console reads. Responses come from `wire.generated.ts`, which `npm run
+ * contracts:kit-types` writes from the API's route schemas (the components of /openapi.json). Still written here:
+ * request bodies, the loose stream frame, the context window (no named schema yet), and the narrower agent, tool
+ * and model views the console's screens were written against (their full shapes: `Wire.AgentState`, `Wire.Tool`,
+ * `Wire.Model`).
+ */
+import type * as Wire from './wire.generated.js';
+
+export type { Wire };
 
 export type LlmConfig = {
   model: string;
@@ -22,14 +31,8 @@ export type Model = LlmConfig & {
   max_context_window?: number;
 };
 
-export type Block = {
-  id: string;
-  label: string;
-  value: string;
-  limit: number;
-  description: string | null;
-  read_only: boolean;
-};
+
+export type Block = Wire.Block;
 
 export type Tool = {
   id: string;
@@ -75,66 +78,22 @@ export type CreateAgent = {
   include_base_tools?: boolean;
 };
 
-export type RunStatus = 'created' | 'running' | 'completed' | 'failed' | 'cancelled' | (string & {});
 
-export type Run = {
-  id: string;
-  agent_id: string;
-  status: RunStatus;
-  stop_reason: string | null;
-  background: boolean | null;
-  created_at: string;
-  completed_at: string | null;
-  ttft_ns: number | null;
-  total_duration_ns: number | null;
-};
+export type Run = Wire.Run;
+
+export type RunStatus = Wire.Run['status'];
 
 /** A step of a run: one model call and the tools it called (`GET /runs/{id}/steps`). */
-export type Step = {
-  id: string;
-  run_id: string | null;
-  agent_id: string | null;
-  provider_name: string | null;
-  model: string | null;
-  model_handle: string | null;
-  context_window_limit: number | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  total_tokens: number | null;
-  stop_reason: string | null;
-  status: string | null;
-  error_type: string | null;
-  error_data: Record<string, unknown> | null;
-  created_at: string;
-};
+export type Step = Wire.Step;
 
 /** `GET /steps/{id}/metrics`: where a step's time went, in nanoseconds. */
-export type StepMetrics = {
-  id: string;
-  step_start_ns: number | null;
-  llm_request_start_ns: number | null;
-  llm_request_ns: number | null;
-  tool_execution_ns: number | null;
-  step_ns: number | null;
-};
+export type StepMetrics = Wire.StepMetrics;
 
 /** `GET /steps/{id}/trace`: the body sent to the provider, and the model's answer as the worker read it. */
-export type StepTrace = {
-  step_id: string;
-  run_id: string | null;
-  request_json: Record<string, unknown>;
-  response_json: Record<string, unknown>;
-  llm_config: Record<string, unknown> | null;
-  created_at: string;
-};
+export type StepTrace = Wire.ProviderTrace;
 
-export type UsageStatistics = {
-  message_type: 'usage_statistics';
-  completion_tokens: number;
-  prompt_tokens: number;
-  total_tokens: number;
-  step_count: number;
-};
+
+export type UsageStatistics = Wire.LettaUsageStatistics;
 
 export type ContextWindow = {
   context_window_size_max: number;
