@@ -8,7 +8,7 @@ import { runFailureError, UnprocessableError } from '../../../errors.js';
 import type { AppServices } from '../../../services/index.js';
 import { collectRunResponse, streamRunOutput } from '../../../services/runs/run-output.js';
 import { runToWire } from '../../../services/runs/run-wire.js';
-import type { RunService, SendOptions } from '../../../services/runs/run-service.js';
+import type { SendOptions } from '../../../services/runs/run-service.js';
 import { RunResponse } from '../runs-schema.js';
 import { eventStreamResponse } from '../shared/common-responses.js';
 import { errorResponses } from '../shared/error-responses.js';
@@ -337,5 +337,3 @@ export function messageRoutes(services: AppServices, settings: StreamSettings): 
     );
   };
 }
-
-export type { RunService };
