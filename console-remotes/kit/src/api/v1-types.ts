@@ -2,8 +2,8 @@
  * The `/v1` wire shapes the console reads. Responses come from `wire.generated.ts`, which `npm run
  * contracts:kit-types` writes from the API's route schemas (the components of /openapi.json). Still written here:
  * request bodies, the loose stream frame, the context window (no named schema yet), and the narrower agent, tool
- * and model views the console's screens were written against (their full shapes: `Wire.AgentState`, `Wire.Tool`,
- * `Wire.Model`).
+ * and model configuration views the console's screens were written against (their full shapes: `Wire.AgentState`,
+ * `Wire.Tool`, `Wire.LLMConfig`).
  */
 import type * as Wire from './wire.generated.js';
 
@@ -21,16 +21,7 @@ export type LlmConfig = {
   [key: string]: unknown;
 };
 
-export type Model = LlmConfig & {
-  name: string;
-  display_name: string;
-  provider_name: string;
-  provider_type: string;
-  provider_category: string;
-  /** The largest context window the model takes; an agent may use less. */
-  max_context_window?: number;
-};
-
+export type Model = Wire.Model;
 
 export type Block = Wire.Block;
 
