@@ -46,9 +46,9 @@ const normalizeEmail = (email: string) => email.trim().toLowerCase();
 export function createAccountService(deps: AccountServiceDeps) {
   const { db, sessions, codes, notifier, limiter } = deps;
 
-  function spend(budgets: Array<[key: string, budget: RateLimit]>): void {
+  async function spend(budgets: Array<[key: string, budget: RateLimit]>): Promise<void> {
     for (const [key, budget] of budgets) {
-      const decision = limiter.attempt(key, budget);
+      const decision = await limiter.attempt(key, budget);
       if (!decision.allowed) {
         const retryAfterSeconds = Math.ceil(decision.retryAfterMs / 1000);
         throw new ConsoleError('rate_limited', 'tooManyRequests', 'Too many attempts, try again later', { retryAfterSeconds });
@@ -154,7 +154,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     /** A fresh session; the one the browser held before (if any) is revoked, so sessions rotate on login. */
     async login(input: { email: string; password: string }, client: ClientInfo, previousToken?: string): Promise<IssuedSession> {
       const email = normalizeEmail(input.email);
-      spend([
+      await spend([
         [`login:email:${email}`, ACCOUNT_RATE_LIMITS.loginPerEmail],
         [`login:ip:${client.ip}`, ACCOUNT_RATE_LIMITS.loginPerIp],
       ]);
@@ -208,7 +208,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     /** Always succeeds, so the answer does not tell whether the email has an account. */
     async startPasswordReset(input: { email: string }, client: ClientInfo): Promise<void> {
       const email = normalizeEmail(input.email);
-      spend([
+      await spend([
         [`reset-start:email:${email}`, ACCOUNT_RATE_LIMITS.resetStartPerEmail],
         [`reset-start:ip:${client.ip}`, ACCOUNT_RATE_LIMITS.resetStartPerIp],
       ]);
@@ -226,7 +226,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     /** With a right, live code: the new password, and every session signed out. */
     async finishPasswordReset(input: { email: string; password: string; code: string }, client: ClientInfo): Promise<void> {
       const email = normalizeEmail(input.email);
-      spend([
+      await spend([
         [`reset-update:email:${email}`, ACCOUNT_RATE_LIMITS.resetUpdatePerEmail],
         [`reset-update:ip:${client.ip}`, ACCOUNT_RATE_LIMITS.resetUpdatePerIp],
       ]);

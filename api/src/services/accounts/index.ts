@@ -9,7 +9,7 @@ import { createAccountService } from './account-service.js';
 import { createAdePreferenceService } from './ade-preferences.js';
 import { createOutboxNotifier, type Notifier } from './notifier.js';
 import { createOnboardingService } from './onboarding.js';
-import { createInMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { createPostgresRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { createSessionService } from './sessions.js';
 import { createVerificationCodes } from './verification-codes.js';
 
@@ -18,7 +18,7 @@ export type AccountServiceOptions = {
   secrets: SecretBox;
   /** Where codes and invitations go; the outbox table unless given. */
   notifier?: Notifier | undefined;
-  /** Guessing budgets for login and password reset; in-process counters unless given. */
+  /** Guessing budgets for login and password reset; counters in PostgreSQL, shared by every API process, unless given. */
   rateLimiter?: RateLimiter | undefined;
   supportChatSecret?: string | undefined;
 };
@@ -36,7 +36,7 @@ export function createAccountServices(options: AccountServiceOptions) {
       sessions,
       codes: createVerificationCodes({ db }),
       notifier,
-      limiter: options.rateLimiter ?? createInMemoryRateLimiter(),
+      limiter: options.rateLimiter ?? createPostgresRateLimiter({ db }),
       invites,
       supportChatSecret: options.supportChatSecret,
     }),
