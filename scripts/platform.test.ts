@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -7,7 +7,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, createDatabaseIfMissing, databaseUrlFor, dropDatabase, Organization } from '@engram/db';
-import { freePort } from '@engram/testing';
+import { freePort, startScriptedModelServer, type ScriptedModelServer } from '@engram/testing';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -128,4 +128,103 @@ describe('npm start brings the platform up and keeps its data across restarts', 
     second.child.kill('SIGINT');
     expect(await second.exit).toBe(0);
   }, 360_000);
+});
+
+describe('npm start keeps the local Temporal server up', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'engram-platform-'));
+  const databaseName = `engram_platform_${randomBytes(4).toString('hex')}`;
+  let model: ScriptedModelServer | undefined;
+  let platform: Started | undefined;
+
+  afterAll(async () => {
+    platform?.child.kill('SIGINT');
+    await platform?.exit;
+    await model?.close();
+    await dropDatabase(inject('postgresAdminUrl'), databaseName);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** The dev server `npm start` runs on this port, found by its command line. */
+  function devServerPid(temporalPort: string): number | undefined {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const commandLine = (() => {
+        try {
+          return readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+        } catch {
+          return [];
+        }
+      })();
+      const portAt = commandLine.indexOf('--port');
+      if (commandLine.includes('start-dev') && commandLine[portAt + 1] === temporalPort) return Number(entry);
+    }
+    return undefined;
+  }
+
+  it('restarts a killed Temporal dev server from its state, and every run in flight completes, each message once, in order', async () => {
+    model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
+    // Slow answers keep the runs in flight while the server is killed.
+    model.onRequest(() => ({ type: 'text', text: 'noted', delayMs: 1_500 }));
+    await createDatabaseIfMissing(inject('postgresAdminUrl'), databaseName);
+    const port = await freePort();
+    const temporalPort = String(await freePort());
+    platform = startPlatform({
+      DATABASE_URL: databaseUrlFor(inject('postgresAdminUrl'), databaseName),
+      ENGRAM_DATA_DIR: dataDir,
+      PORT: String(port),
+      TEMPORAL_PORT: temporalPort,
+      TEMPORAL_UI_PORT: String(await freePort()),
+      TEMPORAL_ADDRESS: '',
+      OPENAI_API_KEY: 'test',
+      OPENAI_BASE_URL: model.url,
+    });
+    await waitForOutput(platform, /Press Ctrl-C to stop/, 150_000);
+    const key = /ENGRAM_API_KEY=(\S+)/.exec(readFileSync(path.join(dataDir, 'credentials'), 'utf8'))?.[1] ?? '';
+    const api = async (method: string, route: string, body?: unknown) => {
+      const response = await fetch(`http://127.0.0.1:${port}/v1${route}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+
+    const agents: string[] = [];
+    for (let index = 0; index < 3; index++) {
+      const created = await api('POST', '/agents/', { model: 'openai/gpt-4o-mini', name: `supervised-${index}`, include_base_tools: false });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      agents.push(created.body.id);
+    }
+    const runs: string[] = [];
+    for (const agentId of agents) {
+      for (const turn of [0, 1, 2]) {
+        const sent = await api('POST', `/agents/${agentId}/messages/async`, { messages: [{ role: 'user', content: `${agentId} turn ${turn}` }] });
+        expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+        runs.push(sent.body.id);
+      }
+    }
+
+    const runStatus = async (runId: string) => (await api('GET', `/runs/${runId}`)).body.status as string;
+    const beforeKill = await Promise.all(runs.map(runStatus));
+    expect(beforeKill.filter((status) => status !== 'completed').length).toBeGreaterThan(0);
+    const pid = devServerPid(temporalPort);
+    expect(pid).toBeDefined();
+    process.kill(pid!, 'SIGKILL');
+    await waitForOutput(platform, /Temporal dev server restarted/, 120_000);
+
+    const deadline = Date.now() + 180_000;
+    let statuses: string[] = [];
+    while (Date.now() < deadline) {
+      statuses = await Promise.all(runs.map(runStatus));
+      if (statuses.every((status) => status === 'completed' || status === 'failed' || status === 'cancelled')) break;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    expect(statuses).toEqual(runs.map(() => 'completed'));
+    for (const agentId of agents) {
+      const messages = (await api('GET', `/agents/${agentId}/messages?limit=100&order=asc`)).body as Array<{ message_type: string; content: unknown }>;
+      const userTexts = messages.filter((message) => message.message_type === 'user_message').map((message) => message.content);
+      expect(userTexts).toEqual([0, 1, 2].map((turn) => `${agentId} turn ${turn}`));
+      expect(messages.filter((message) => message.message_type === 'assistant_message')).toHaveLength(3);
+    }
+  }, 600_000);
 });

@@ -86,6 +86,41 @@ function runNodeProcess(managed: Managed, entry: string, env: NodeJS.ProcessEnv,
   managed.child = child;
 }
 
+/**
+ * The local Temporal dev server, kept up like the API and the worker: one that dies is started again on
+ * the same port from its SQLite state, and the worker and the API reconnect to it by themselves.
+ */
+async function superviseDevServer(options: Parameters<typeof startDevServer>[0]): Promise<Pick<DevServer, 'address' | 'stop'>> {
+  let stopping = false;
+  let current = await startDevServer(options);
+  const restart = async (): Promise<void> => {
+    if (stopping) return;
+    try {
+      current = await startDevServer(options);
+      watch(current);
+      log('Temporal dev server restarted');
+    } catch (error) {
+      log(`Temporal dev server failed to restart (${(error as Error).message}); retrying in 1 s`);
+      setTimeout(() => void restart(), 1000);
+    }
+  };
+  const watch = (server: DevServer) => {
+    server.process.once('exit', (code, signal) => {
+      if (stopping) return;
+      log(`Temporal dev server exited (${signal ?? code}); restarting in 1 s`);
+      setTimeout(() => void restart(), 1000);
+    });
+  };
+  watch(current);
+  return {
+    address: current.address,
+    stop: async () => {
+      stopping = true;
+      await current.stop();
+    },
+  };
+}
+
 async function stopManaged(managed: Managed): Promise<void> {
   managed.stopping = true;
   const child = managed.child;
@@ -194,9 +229,9 @@ async function main(): Promise<void> {
       log(`Temporal: ${temporalAddress} (configured)`);
     } else {
       const cliPath = ensureTemporalCli({ log });
-      let devServer: DevServer;
+      let devServer: Pick<DevServer, 'address' | 'stop'>;
       try {
-        devServer = await startDevServer({
+        devServer = await superviseDevServer({
           cliPath,
           port: platform.TEMPORAL_PORT,
           uiPort: platform.TEMPORAL_UI_PORT,
