@@ -4,6 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 ensure_node_modules
+ensure_bubblewrap
 node --import tsx scripts/ensure-tools.ts
 if ! command -v chromium >/dev/null 2>&1; then
   echo "[engram] installing Chromium for the console's browser tests (Debian package)"
