@@ -11,7 +11,14 @@ import type { BaseProviderConfig } from '@engram/integrations/llm';
 import type { ActivityTracing } from './agent-run/spans.js';
 
 /** `tracing`: model calls, tool executions and memory edits become spans of their run's trace (none when absent). */
-export type ActivityDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox; tracing?: ActivityTracing };
+export type ActivityDeps = {
+  db: Database;
+  baseProviders: BaseProviderConfig[];
+  secrets: SecretBox;
+  tracing?: ActivityTracing;
+  /** ENGRAM_UNSAFE_LOCAL_TOOLS: where namespaces are unavailable, run tools unsandboxed instead of refusing them. */
+  allowUnsafeLocalTools?: boolean;
+};
 
 /** Every activity the worker registers, built from injected dependencies. */
 export function createActivities(deps: ActivityDeps) {

@@ -12,6 +12,7 @@ export const TemporalConfigSchema = z.object({
     .optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default(AGENT_RUNS_TASK_QUEUE),
+  ENGRAM_UNSAFE_LOCAL_TOOLS: z.stringbool().default(false),
 });
 
 export type TemporalConfig = {
@@ -19,6 +20,8 @@ export type TemporalConfig = {
   address: string | undefined;
   namespace: string;
   taskQueue: string;
+  /** Run local tools unsandboxed where the kernel refuses bubblewrap's namespaces, instead of refusing them. */
+  unsafeLocalTools: boolean;
 };
 
 /** Turns the first problem into one line naming the variable, for a clean exit at start. */
@@ -41,5 +44,6 @@ export function parseTemporalConfig(env: NodeJS.ProcessEnv): TemporalConfig {
     address: parsed.data.TEMPORAL_ADDRESS,
     namespace: parsed.data.TEMPORAL_NAMESPACE,
     taskQueue: parsed.data.TEMPORAL_TASK_QUEUE,
+    unsafeLocalTools: parsed.data.ENGRAM_UNSAFE_LOCAL_TOOLS,
   };
 }

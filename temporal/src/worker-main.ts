@@ -24,7 +24,12 @@ async function main(): Promise<void> {
     namespace: temporal.namespace,
     taskQueue: temporal.taskQueue,
     workflowBundlePath: process.env.ENGRAM_WORKFLOW_BUNDLE ?? DEFAULT_BUNDLE_PATH,
-    activityDeps: { db, baseProviders: parseBaseProviders(process.env), secrets: createSecretBox(secretKey) },
+    activityDeps: {
+      db,
+      baseProviders: parseBaseProviders(process.env),
+      secrets: createSecretBox(secretKey),
+      allowUnsafeLocalTools: temporal.unsafeLocalTools,
+    },
     telemetry,
   });
   const shutdown = () => worker.shutdown();
