@@ -7,6 +7,7 @@ import { createAgentRunClient, createFileIngestionClient, createMessageBatchClie
 import { createBatchService } from './batches/batch-service.js';
 import { createScheduleService } from './schedules/schedule-service.js';
 import { createChatCompletionService } from './chat-completions/chat-completion-service.js';
+import { createChatCompletionService } from './chat-completions/chat-completion-service.js';
 import { createScheduledMessageClient } from '@engram/temporal';
 import { createMessageService } from './messages/message-service.js';
 import { createMessageHistoryService } from './messages/message-history-service.js';
@@ -155,6 +156,7 @@ export function createServices(deps: ServiceDeps) {
     agentFolders,
     templates,
     batches: createBatchService({ db: deps.db, messageBatches: createMessageBatchClient({ client: deps.temporal, taskQueue: deps.taskQueue }) }),
+    chatCompletions: createChatCompletionService({ runs, follow: runLog.follow }),
     chatCompletions: createChatCompletionService({ runs, follow: runLog.follow }),
     schedules: createScheduleService({ db: deps.db, scheduledMessages: createScheduledMessageClient({ client: deps.temporal, taskQueue: deps.taskQueue }) }),
     clientSideAccessTokens: createClientSideAccessTokenService({ db: deps.db }),
