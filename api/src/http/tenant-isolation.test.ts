@@ -100,6 +100,11 @@ async function populateTenantA(): Promise<TenantA> {
     hostname: 'https://tenant-a.example.com',
     policy: [{ id: agent.id, type: 'agent', access: ['read_messages'] }],
   });
+  const batch = await v1(apiKey, 'POST', '/messages/batches', { requests: [{ agent_id: agent.id, messages: [{ role: 'user', content: `${TAG} batch` }] }] });
+  const scheduled = await v1(apiKey, 'POST', `/agents/${agent.id}/schedule`, {
+    messages: [{ role: 'user', content: `${TAG} scheduled` }],
+    schedule: { type: 'recurring', cron_expression: '0 3 1 1 *' },
+  });
   const oauthApp = await createTestOAuthApp(stack, { grantTypes: ['device_code'], isPublicClient: true, name: `${TAG} app` });
   const connection = await connectThroughDevice(stack, admin, oauthApp);
 
@@ -108,6 +113,8 @@ async function populateTenantA(): Promise<TenantA> {
     agentId: agent.id,
     run_id: run.id,
     job_id: run.id,
+    batch_id: batch.id,
+    scheduled_message_id: scheduled.id,
     step_id: step.id,
     traceId,
     message_id: agentRow!.messageIds[0]!,
