@@ -12,6 +12,7 @@ export {
 export { newId, isId, idPattern, ID_PREFIXES, type IdKind } from './ids.js';
 export * from './models/index.js';
 export { createSecretBox, maskSecret, type SecretBox } from './secrets.js';
+export { resealSecrets, type RotationReport } from './secret-rotation.js';
 export { loadAgentSnapshot } from './queries/agent-snapshot.js';
 export { insertQueuedRun, type QueuedRunRecord } from './queries/queued-runs.js';
 export * from './run-channels.js';

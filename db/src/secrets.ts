@@ -8,9 +8,22 @@ export type SecretBox = { encrypt(plain: string): string; decrypt(sealed: string
 
 const VERSION = 'v1';
 
-export function createSecretBox(secretKey: string): SecretBox {
+const stretch = (secretKey: string) => createHash('sha256').update(secretKey).digest();
+
+function open(key: Buffer, iv: string, tag: string, body: string): string {
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64'));
+  return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
+}
+
+/**
+ * `previousKeys`: keys being rotated away from (`scripts/rotate-secret-key.ts`). Secrets sealed with one of
+ * them still open; everything is sealed with `secretKey`.
+ */
+export function createSecretBox(secretKey: string, previousKeys: string[] = []): SecretBox {
   // Any string works as a key: it is stretched to 32 bytes so operators can pass a passphrase or base64.
-  const key = createHash('sha256').update(secretKey).digest();
+  const key = stretch(secretKey);
+  const openingKeys = [key, ...previousKeys.map(stretch)];
   return {
     encrypt(plain) {
       const iv = randomBytes(12);
@@ -21,9 +34,16 @@ export function createSecretBox(secretKey: string): SecretBox {
     decrypt(sealed) {
       const [version, iv, tag, body] = sealed.split(':');
       if (version !== VERSION || !iv || !tag || body === undefined) throw new Error('not a sealed secret');
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64'));
-      return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
+      let failure: unknown;
+      // GCM's tag tells a wrong key apart: the first key whose tag checks is the one that sealed it.
+      for (const candidate of openingKeys) {
+        try {
+          return open(candidate, iv, tag, body);
+        } catch (error) {
+          failure = error;
+        }
+      }
+      throw failure;
     },
   };
 }
