@@ -1,5 +1,6 @@
 import type { Database, User } from '@engram/db';
 import type { AgentRunClient } from '@engram/temporal';
+import { createAdminGiftCodeService } from './admin-gift-codes.js';
 import { createAdminOrganizationService } from './admin-organizations.js';
 import { createAdminUserService } from './admin-users.js';
 import { createContentViolationService } from './content-violations.js';
@@ -28,6 +29,7 @@ export function createAdminServices(deps: AdminServiceDeps) {
     contentViolations: createContentViolationService({ db: deps.db }),
     whitelistedEmails: createWhitelistedEmailService({ db: deps.db }),
     usageLeaderboard: createUsageLeaderboardService({ db: deps.db }),
+    adminGiftCodes: createAdminGiftCodeService({ db: deps.db }),
     standing: {
       isBanned: (organizationId: string) => adminOrganizations.isBanned(organizationId),
       /** An ENGRAM_ADMIN_EMAILS account gets the stored permission the first time it is seen, so its API keys follow. */

@@ -289,3 +289,30 @@ describe('platform lists', () => {
     expect(unknown).toMatchObject({ status: 400, body: { errorCode: 'invalidSSO' } });
   });
 });
+
+describe('credits and gift codes', () => {
+  it('adds and removes credits with a ledger entry each, and answers giftCodeAlreadyExists; a redemption is listed with its organization', async () => {
+    const { owner } = await customer('Credited');
+    const before = (await platformAdmin.client.get(`/admin/organizations/${owner.organizationId}/credits`)).body.credits as number;
+    expect((await platformAdmin.client.post(`/admin/organizations/${owner.organizationId}/add-credits`, { amount: 500, note: 'goodwill' })).body.credits).toBe(before + 500);
+    expect((await platformAdmin.client.post(`/admin/organizations/${owner.organizationId}/remove-credits`, { amount: 200 })).body.credits).toBe(before + 300);
+    expect((await platformAdmin.client.post(`/admin/organizations/${owner.organizationId}/add-credits`, { amount: 0 })).status).toBe(400);
+    const ledger = await platformAdmin.client.get(`/admin/organizations/${owner.organizationId}/credit-transactions`);
+    expect(ledger.body.transactions.slice(0, 2)).toEqual([
+      expect.objectContaining({ type: 'subtraction', amount: 200, source: 'admin' }),
+      expect.objectContaining({ type: 'addition', amount: 500, note: 'goodwill', source: 'admin' }),
+    ]);
+
+    const code = `ADMIN${randomBytes(3).toString('hex').toUpperCase()}`;
+    const giftCode = { name: 'Launch', code, description: 'Launch week credits', redemptionAmount: 1000, maxUses: 10 };
+    const created = await platformAdmin.client.post('/admin/gift-codes', giftCode);
+    expect(created.status).toBe(201);
+    expect((await platformAdmin.client.post('/admin/gift-codes', { ...giftCode, code: code.toLowerCase() })).body.errorCode).toBe('giftCodeAlreadyExists');
+    expect((await owner.client.post('/gift-codes/redeem', { code })).status).toBe(200);
+    const redemptions = await platformAdmin.client.get(`/admin/gift-codes/${created.body.id}/redemptions`);
+    expect(redemptions.body.redemptions).toEqual([expect.objectContaining({ organizationId: owner.organizationId, organizationName: expect.any(String), code, amount: 1000 })]);
+    expect((await platformAdmin.client.post(`/admin/gift-codes/${created.body.id}/disable`)).body.disabledAt).not.toBeNull();
+    expect((await platformAdmin.client.put(`/admin/gift-codes/${created.body.id}`, { ...giftCode, name: 'Launch (edited)' })).body.name).toBe('Launch (edited)');
+    expect((await platformAdmin.client.delete(`/admin/gift-codes/${created.body.id}`)).status).toBe(200);
+  });
+});

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppServices } from '../../../services/index.js';
+import { adminBillingRoutes } from './billing.js';
 import { adminModelRoutes } from './models.js';
 import { adminOAuthAppRoutes } from './oauth-apps.js';
 import { adminOrganizationRoutes } from './organizations.js';
@@ -15,6 +16,7 @@ export function adminRoutes(services: AppServices): FastifyPluginAsync {
     await app.register(adminModelRoutes(services));
     await app.register(adminPlatformRoutes(services));
     await app.register(adminOAuthAppRoutes(services));
+    await app.register(adminBillingRoutes(services));
     await app.register(ssoRoutes(services));
   };
 }
