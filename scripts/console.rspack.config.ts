@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import shellConfig from '../console-shell/rspack.config.js';
 import agentsConfig, { descriptor as agentsDescriptor } from '../console-remotes/agents/rspack.config.js';
+import adminConfig, { descriptor as adminDescriptor } from '../console-remotes/admin/rspack.config.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -16,6 +17,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 export const CONSOLE_APPS = [
   { name: 'shell', dir: path.join(repoRoot, 'console-shell'), config: shellConfig, descriptor: undefined },
   { name: 'agents', dir: path.join(repoRoot, 'console-remotes/agents'), config: agentsConfig, descriptor: agentsDescriptor },
+  { name: 'admin', dir: path.join(repoRoot, 'console-remotes/admin'), config: adminConfig, descriptor: adminDescriptor },
 ] as const;
 
 export default CONSOLE_APPS.map((app) => app.config('production'));

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { sendJson } from '@engram/console-kit';
+import { sendJson, useSession } from '@engram/console-kit';
 
 /** One remote as the API's manifest (GET /console/remotes.json) lists it. */
 export type RemoteInfo = {
@@ -16,9 +16,11 @@ export type RemoteInfo = {
 
 export const REMOTES_MANIFEST = '/console/remotes.json';
 
+/** The remotes listed for the signed-in user (platform admins get the admin remote too), so the key names the user. */
 export function useRemotes() {
+  const { user } = useSession();
   return useQuery({
-    queryKey: ['console', 'remotes-manifest'],
+    queryKey: ['console', 'remotes-manifest', user.id],
     queryFn: async () => {
       const manifest = await sendJson<{ remotes: RemoteInfo[] }>(REMOTES_MANIFEST);
       return [...manifest.remotes].sort((a, b) => a.order - b.order || a.title.localeCompare(b.title));
