@@ -292,8 +292,6 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'PUT /v1/identities/:identity_id/properties': needs(agents.update),
   // A search: it reads traces, whatever its method.
   'POST /api/observability/traces': needs(agents.read),
-  // A search: it reads traces, whatever its method.
-  'POST /api/observability/traces': needs(agents.read),
   'POST /v1/agents/search': needs(agents.read),
   'POST /v1/agents/messages/search': needs(agents.read),
   'POST /v1/agents/import': needs(agents.create),
@@ -360,9 +358,6 @@ const FAMILIES: Family[] = [
   { prefix: '/api/agent-templates-memory-variables', resource: RESOURCE_PERMISSIONS.templates },
   { prefix: '/api/template-versions', resource: RESOURCE_PERMISSIONS.templates },
   { prefix: '/v1/projects', resource: projects },
-  // Traces and metrics show what agents did: reading agents is what it takes (analysts included).
-  { prefix: '/api/traces', rule: needs(agents.read) },
-  { prefix: '/api/observability', rule: needs(agents.read) },
   // Traces and metrics show what agents did: reading agents is what it takes (analysts included).
   { prefix: '/api/traces', rule: needs(agents.read) },
   { prefix: '/api/observability', rule: needs(agents.read) },

@@ -44,7 +44,6 @@ import { createObservabilityServices } from './observability/index.js';
 import { createTemplateService } from './templates/template-service.js';
 import { createBillingServices, type BillingMode } from './billing/index.js';
 import { createAdminServices } from './admin/index.js';
-import { createObservabilityServices } from './observability/index.js';
 
 export type ServiceDeps = {
   db: Database;
@@ -130,7 +129,6 @@ export function createServices(deps: ServiceDeps) {
     ...accountServices,
     ...admin,
     runs,
-    ...createObservabilityServices({ db: deps.db }),
     ...createObservabilityServices({ db: deps.db }),
     messages,
     runLog,

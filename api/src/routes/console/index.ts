@@ -20,8 +20,6 @@ import { preferenceRoutes } from './preferences.js';
 import { projectRoutes } from './projects.js';
 import { traceRoutes } from './traces.js';
 import { observabilityRoutes } from './observability.js';
-import { traceRoutes } from './traces.js';
-import { observabilityRoutes } from './observability.js';
 import { userRoutes } from './user.js';
 import { verificationRoutes } from './verification.js';
 
@@ -41,8 +39,6 @@ export function consoleRoutes(services: AppServices, options: ConsoleSettingsOpt
     await app.register(memberRoutes(services));
     await app.register(inviteRoutes(services));
     await app.register(projectRoutes(services));
-    await app.register(traceRoutes(services));
-    await app.register(observabilityRoutes(services));
     await app.register(traceRoutes(services));
     await app.register(observabilityRoutes(services));
     await app.register(apiKeyRoutes(services));

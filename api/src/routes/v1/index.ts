@@ -7,7 +7,6 @@ import { messageRoutes } from './agents/messages.js';
 import { messageHistoryRoutes } from './agents/message-history.js';
 import { runRoutes } from './runs.js';
 import { runTraceRoutes } from './run-trace.js';
-import { runTraceRoutes } from './run-trace.js';
 import { agentRoutes } from './agents/index.js';
 import { modelRoutes } from './models.js';
 import { providerRoutes } from './providers.js';
@@ -51,7 +50,6 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     await app.register(messageRoutes(services, deps));
     await app.register(messageHistoryRoutes(services));
     await app.register(runRoutes(services, deps));
-    await app.register(runTraceRoutes(services));
     await app.register(runTraceRoutes(services));
     await app.register(agentRoutes(services));
     await app.register(modelRoutes(services));
