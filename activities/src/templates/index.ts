@@ -43,13 +43,18 @@ export function createTemplateMigrationActivities(deps: TemplateMigrationDeps) {
         .where((query) => {
           query.whereNull('agents.template_version_id').orWhereNot('agents.template_version_id', migration.toVersionId);
         })
-        .select('agents.id as agent_id', 'agents.organization_id', db.raw('? as migration_id', [ref.migrationId]), db.raw(`'pending' as status`));
+        .select('agents.id');
       if (template?.simulatedAgentId) agents.whereNot('agents.id', template.simulatedAgentId);
-      await db
-        .into(db.raw('template_migration_agents (agent_id, organization_id, migration_id, status)'))
-        .insert(agents)
-        .onConflict(['migration_id', 'agent_id'])
-        .ignore();
+      const rows = (await agents).map((agent) => ({
+        migrationId: ref.migrationId,
+        agentId: agent.id,
+        organizationId: ref.organizationId,
+        status: 'pending' as const,
+      }));
+      // A retried call (its worker died) finds the rows it already wrote and keeps their progress.
+      for (let start = 0; start < rows.length; start += 500) {
+        await TemplateMigrationAgent.query(db).insert(rows.slice(start, start + 500)).onConflict(['migration_id', 'agent_id']).ignore();
+      }
       return { total: await TemplateMigrationAgent.query(db).forOrg(ref.organizationId).where({ migrationId: ref.migrationId }).resultSize() };
     },
 

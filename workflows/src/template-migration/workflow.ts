@@ -8,7 +8,7 @@ import { abortTemplateMigrationSignal } from './messages.js';
 // worker, which skips the agents already recorded as migrated.
 const migration = proxyActivities<TemplateMigrationActivities>({
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '20 seconds',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
 

@@ -137,14 +137,16 @@ export function createTemplateService(deps: TemplateServiceDeps) {
     return db.transaction(async (trx) => {
       const template = await AgentTemplate.query(trx).forOrg(ctx.organizationId).findById(templateId).forUpdate();
       if (!template) throw new NotFoundError('Template');
-      const version = await AgentTemplateVersion.query(trx).insert({
-        id: newId('templateVersion'),
-        organizationId: ctx.organizationId,
-        templateId,
-        version: template.latestVersion + 1,
-        message,
-        snapshot: template.workingSnapshot,
-      });
+      const version = await AgentTemplateVersion.query(trx)
+        .insert({
+          id: newId('templateVersion'),
+          organizationId: ctx.organizationId,
+          templateId,
+          version: template.latestVersion + 1,
+          message,
+          snapshot: template.workingSnapshot,
+        })
+        .returning('*');
       await template.$query(trx).patch({ latestVersion: version.version });
       return version;
     });
