@@ -32,4 +32,4 @@ export {
   markFilesAccessed,
   fileViewLimitsOfAgent,
 } from './queries/file-agents.js';
-export { meterStep, bookTransaction, DOLLARS_PER_CREDIT, type MeteredStep, type StepCharge, type Booking, type Booked } from './queries/ledger.js';
+export { meterStep, bookTransaction, priceOfStep, DOLLARS_PER_CREDIT, type MeteredStep, type StepCharge, type Booking, type Booked } from './queries/ledger.js';

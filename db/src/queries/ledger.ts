@@ -49,7 +49,7 @@ export async function meterStep(trx: Knex | Knex.Transaction, step: MeteredStep)
         limit 1
      ), charged as (
        insert into transactions (id, organization_id, type, amount, true_cost, source, step_id, model_tier, metadata, note)
-       select :transactionId, :organizationId, 'subtraction', price.cost, price.cost * :dollarsPerCredit, 'inference', :stepId,
+       select :transactionId, :organizationId, 'subtraction', price.cost, price.cost * cast(:dollarsPerCredit as double precision), 'inference', :stepId,
               price.model_tier, :metadata::jsonb, :note
          from price where price.cost > 0
        on conflict (step_id) do nothing
@@ -127,4 +127,27 @@ export async function bookTransaction(trx: Knex | Knex.Transaction, booking: Boo
   );
   const row = (result.rows as Array<{ creditBalance: string }>)[0];
   return row ? { transactionId, balance: Number(row.creditBalance) } : null;
+}
+
+/** What one step of a model costs at a context window, and its tier: the same lookup `meterStep` books with. */
+export async function priceOfStep(
+  db: Knex | Knex.Transaction,
+  step: { model: string; modelHandle: string | null; contextWindow: number },
+): Promise<{ cost: number; modelTier: CreditModelTier }> {
+  const handle = step.modelHandle ?? step.model;
+  const result = await db.raw(
+    `select c.model_tier,
+            coalesce(
+              (select (e->>'cost')::int from jsonb_array_elements(c.costs) e
+                where (e->>'maxContextWindowSize')::int >= :contextWindow
+                order by (e->>'maxContextWindowSize')::int limit 1),
+              (select max((e->>'cost')::int) from jsonb_array_elements(c.costs) e)) as cost
+       from model_step_costs c
+      where c.model in (:handle, :model, '*')
+      order by case c.model when :handle then 0 when :model then 1 else 2 end
+      limit 1`,
+    { contextWindow: step.contextWindow, handle, model: step.model },
+  );
+  const row = (result.rows as Array<{ modelTier: CreditModelTier; cost: number }>)[0];
+  return { cost: Number(row?.cost ?? 0), modelTier: row?.modelTier ?? 'free' };
 }
