@@ -53,9 +53,10 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   const secrets = createSecretBox(secretKey);
   const baseProviders = options.baseProviders ?? [];
   const notifications = await createNotificationHub({ databaseUrl: inject('databaseUrl') });
-  const services = createServices({ db, temporal, taskQueue, secrets, baseProviders, notifications });
+  const apiConfig = parseApiConfig(options.apiEnv ?? {});
+  const services = createServices({ db, temporal, taskQueue, secrets, baseProviders, notifications, billingMode: apiConfig.billingMode });
   const app = await buildApp({
-    config: { ...parseApiConfig(options.apiEnv ?? {}), port: 0, logLevel: 'silent', streamPingIntervalMs: options.pingIntervalMs ?? 20_000 },
+    config: { ...apiConfig, port: 0, logLevel: 'silent', streamPingIntervalMs: options.pingIntervalMs ?? 20_000 },
     services,
     logger: false,
     tracer: telemetry?.tracer,

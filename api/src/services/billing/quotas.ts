@@ -1,6 +1,6 @@
-import { CreditTransaction, Organization, type Database } from '@engram/db';
+import { BillingAccount, CreditTransaction, Organization, priceOfStep, type Agent, type Database } from '@engram/db';
 import { NotFoundError, TierLimitError } from '../../errors.js';
-import { TIER_LIMITS, type TierLimits } from '../tenancy/tier-limits.js';
+import { lockTierLimits, TIER_LIMITS, type TierLimits } from '../tenancy/tier-limits.js';
 import { billingPeriod } from './billing-period.js';
 import type { BillingMode } from './types.js';
 
@@ -96,10 +96,31 @@ export function createQuotaService(deps: { db: Database; mode: BillingMode; now?
      */
     async assertCanCreate(trx: Database, organizationId: string, resource: CountedResource, adding = 1): Promise<void> {
       if (deps.mode === 'off') return;
-      const limits = await limitsOf(trx, organizationId);
+      const limits = await lockTierLimits(trx, organizationId);
       const limit = limits[COUNTED[resource].limit];
       if ((await count(trx, organizationId, resource)) + adding > limit) {
         throw new TierLimitError('usageLimit', `Your plan allows ${limit} ${COUNTED[resource].label}`, limit);
+      }
+    },
+
+    /**
+     * Refuses a run before any model call when billing is on and the organization cannot pay for its first step:
+     * the balance is below the step's cost, or this period's inferences of the model's tier have reached the tier's
+     * monthly allowance (an allowance of 0 means the tier pays for those by credits alone).
+     */
+    async admitRun(organizationId: string, llmConfig: Agent['llmConfig']): Promise<void> {
+      if (deps.mode === 'off') return;
+      const price = await priceOfStep(db, { model: llmConfig.model, modelHandle: llmConfig.handle ?? null, contextWindow: llmConfig.context_window });
+      const balance = Number((await BillingAccount.query(db).forOrg(organizationId).first())?.creditBalance ?? 0);
+      if (balance < price.cost) {
+        throw new TierLimitError('usageLimit', `Not enough credits: a step of ${llmConfig.handle ?? llmConfig.model} costs ${price.cost}, ${balance} left`, balance);
+      }
+      if (price.modelTier === 'per-inference') return;
+      const limits = await limitsOf(db, organizationId);
+      const allowance = price.modelTier === 'premium' ? limits.premiumInferencesPerMonth : limits.freeInferencesPerMonth;
+      const used = (await inferencesThisPeriod(db, organizationId))[price.modelTier];
+      if (allowance > 0 && used >= allowance) {
+        throw new TierLimitError('usageLimit', `Your plan allows ${allowance} ${price.modelTier} model requests a month`, allowance);
       }
     },
   };

@@ -70,6 +70,8 @@ export type RunServiceDeps = {
   db: Database;
   agentRuns: Pick<AgentRunClient, 'enqueue' | 'cancel'>;
   messages: Pick<MessageService, 'listRunMessages'>;
+  /** Refuses a run its organization cannot pay for while billing is on (services/billing), before any model call. */
+  admitBilledRun?(organizationId: string, llmConfig: Agent['llmConfig']): Promise<void>;
   /** Refuses a new run whose model is disabled or over its organization's rate limit (services/admin). */
   admitModelRequest?(organizationId: string, llmConfig: Agent['llmConfig']): Promise<void>;
 };
@@ -124,6 +126,7 @@ export function createRunService(deps: RunServiceDeps) {
         if (existing) return { run: existing, created: false };
       }
       await deps.admitModelRequest?.(ctx.organizationId, agent.llmConfig);
+      await deps.admitBilledRun?.(ctx.organizationId, agent.llmConfig);
       const runId = newId('run');
       const inputs = inputMessageRows({ id: runId, organizationId: ctx.organizationId, agentId }, request.messages, new Date());
       // The input is stored with the run, before any model call: whatever happens to the turn, what the user
