@@ -59,5 +59,4 @@ describe('credits on /v1', () => {
     // 5 credits left cannot pay for a 10-credit step.
     expect((await send(agent.body.id, tenant.apiKey.key)).status).toBe(402);
   }, 60_000);
-
 });
