@@ -87,7 +87,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
 
   async function findByName(ctx: RequestContext, name: string): Promise<AgentTemplate> {
     const template = await AgentTemplate.query(db).forOrg(ctx.organizationId).findOne({ name });
-    if (!template) throw new NotFoundError(`Template '${name}'`);
+    if (!template) throw new NotFoundError('Template');
     return template;
   }
 
@@ -105,12 +105,12 @@ export function createTemplateService(deps: TemplateServiceDeps) {
   /** The version a reference names: a number, the newest saved one (`latest`), or the working state (`dev`). */
   async function resolveVersion(ctx: RequestContext, ref: string): Promise<VersionRef> {
     const parsed = parseTemplateVersion(ref);
-    if (!parsed) throw new NotFoundError(`Template version '${ref}'`);
+    if (!parsed) throw new NotFoundError('Template version');
     const template = await findByName(ctx, parsed.templateName);
     if (parsed.version === 'dev') return { template, version: null, snapshot: template.workingSnapshot };
     const number = parsed.version === 'latest' ? template.latestVersion : parsed.version;
     const version = await AgentTemplateVersion.query(db).forOrg(ctx.organizationId).findOne({ templateId: template.id, version: number });
-    if (!version) throw new NotFoundError(`Template version '${ref}'`);
+    if (!version) throw new NotFoundError('Template version');
     return { template, version, snapshot: version.snapshot };
   }
 
