@@ -7,7 +7,6 @@ import { createAgentRunClient, createFileIngestionClient, createMessageBatchClie
 import { createBatchService } from './batches/batch-service.js';
 import { createScheduleService } from './schedules/schedule-service.js';
 import { createChatCompletionService } from './chat-completions/chat-completion-service.js';
-import { createChatCompletionService } from './chat-completions/chat-completion-service.js';
 import { createScheduledMessageClient } from '@engram/temporal';
 import { createMessageService } from './messages/message-service.js';
 import { createMessageHistoryService } from './messages/message-history-service.js';
@@ -40,10 +39,10 @@ import { createFolderService } from './folders/folder-service.js';
 import { createAgentFolderService } from './agents/agent-folders-service.js';
 import { createClientSideAccessTokenService } from './access-tokens/client-side-access-tokens.js';
 import { createOAuthServices } from './oauth/index.js';
-import { createObservabilityServices } from './observability/index.js';
 import { createTemplateService } from './templates/template-service.js';
 import { createBillingServices, type BillingMode } from './billing/index.js';
 import { createAdminServices } from './admin/index.js';
+import { createObservabilityServices } from './observability/index.js';
 
 export type ServiceDeps = {
   db: Database;
@@ -154,7 +153,6 @@ export function createServices(deps: ServiceDeps) {
     agentFolders,
     templates,
     batches: createBatchService({ db: deps.db, messageBatches: createMessageBatchClient({ client: deps.temporal, taskQueue: deps.taskQueue }) }),
-    chatCompletions: createChatCompletionService({ runs, follow: runLog.follow }),
     chatCompletions: createChatCompletionService({ runs, follow: runLog.follow }),
     schedules: createScheduleService({ db: deps.db, scheduledMessages: createScheduledMessageClient({ client: deps.temporal, taskQueue: deps.taskQueue }) }),
     clientSideAccessTokens: createClientSideAccessTokenService({ db: deps.db }),

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Organization, User } from '@engram/db';
 import type { AppServices } from '../../services/index.js';
+import { cursorId } from '../shared/input-rules.js';
 import { errorResponses } from './shared/error-responses.js';
 
 const UserWire = z.object({
@@ -31,7 +32,7 @@ const organizationWire = (organization: Organization): z.infer<typeof Organizati
   privileged_tools: false,
 });
 
-const Page = z.object({ after: z.string().optional(), limit: z.coerce.number().int().min(1).max(1000).default(50) });
+const Page = z.object({ after: cursorId.optional(), limit: z.coerce.number().int().min(1).max(1000).default(50) });
 
 /** `/v1/admin/users` and `/v1/admin/orgs` of the public API, for platform admins (`http/permissions.ts`). */
 export function adminRoutes(services: AppServices): FastifyPluginAsyncZod {

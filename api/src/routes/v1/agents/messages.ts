@@ -9,6 +9,7 @@ import type { AppServices } from '../../../services/index.js';
 import { collectRunResponse, streamRunOutput } from '../../../services/runs/run-output.js';
 import { runToWire } from '../../../services/runs/run-wire.js';
 import type { SendOptions } from '../../../services/runs/run-service.js';
+import { cursorId } from '../../shared/input-rules.js';
 import { RunResponse } from '../runs-schema.js';
 import { eventStreamResponse } from '../shared/common-responses.js';
 import { errorResponses } from '../shared/error-responses.js';
@@ -307,8 +308,8 @@ export function messageRoutes(services: AppServices, settings: StreamSettings): 
           summary: "List an agent's messages",
           params: AgentParams,
           querystring: z.object({
-            before: z.string().optional(),
-            after: z.string().optional(),
+            before: cursorId.optional(),
+            after: cursorId.optional(),
             limit: z.coerce.number().int().min(1).max(1000).default(100),
             order: z.enum(['asc', 'desc']).default('desc'),
             order_by: z.literal('created_at').optional(),

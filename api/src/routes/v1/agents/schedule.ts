@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { requireContext } from '../../../http/auth.js';
 import type { AppServices } from '../../../services/index.js';
 import type { ScheduledMessageView } from '../../../services/schedules/schedule-service.js';
+import { cursorId } from '../../shared/input-rules.js';
 import { errorResponses } from '../shared/error-responses.js';
 
 const AgentParams = z.object({ agent_id: z.string() });
@@ -100,7 +101,7 @@ export function agentScheduleRoutes(services: AppServices): FastifyPluginAsyncZo
           tags: ['agents'],
           summary: "List the agent's scheduled messages",
           params: AgentParams,
-          querystring: z.object({ after: z.string().optional(), limit: z.coerce.number().int().min(1).max(100).default(50) }),
+          querystring: z.object({ after: cursorId.optional(), limit: z.coerce.number().int().min(1).max(100).default(50) }),
           response: { 200: z.object({ has_next_page: z.boolean(), scheduled_messages: z.array(ScheduledMessageResponse) }), ...errorResponses(404) },
         },
       },
