@@ -4,6 +4,10 @@ import { canNameAResource, findUnstorableInput } from '../routes/shared/input-ru
 import { OWNED_RESOURCE_PARAMS } from '../services/tenancy/tenant-guard.js';
 
 const knownIdShape = (param: string) => OWNED_RESOURCE_PARAMS[param]?.idShape;
+const noKnownShape = () => undefined;
+
+/** A route that looks its resource up by slug when asked (`?lookupBy=slug`) takes a slug where an id would be. */
+const looksUpBySlug = (query: unknown) => (query as { lookupBy?: unknown } | undefined)?.lookupBy === 'slug';
 
 /**
  * The shared input rules (`routes/shared/input-rules.ts`) for every route, present and future, whatever
@@ -13,8 +17,9 @@ const knownIdShape = (param: string) => OWNED_RESOURCE_PARAMS[param]?.idShape;
  */
 export function registerInputRules(app: FastifyInstance): void {
   app.addHook('preParsing', async (request, _reply, payload) => {
+    const shapeOf = looksUpBySlug(request.query) ? noKnownShape : knownIdShape;
     for (const [param, value] of Object.entries((request.params ?? {}) as Record<string, unknown>)) {
-      if (typeof value === 'string' && !canNameAResource(param, value, knownIdShape)) {
+      if (typeof value === 'string' && !canNameAResource(param, value, shapeOf)) {
         throw new NotFoundError(OWNED_RESOURCE_PARAMS[param]?.label ?? 'Resource');
       }
     }
