@@ -60,13 +60,19 @@ export async function messageBatchWorkflow(input: MessageBatchInput): Promise<vo
           }
           pending.splice(index, 1);
           busyAgents.add(next.agentId);
-          const dispatched = await bookkeeping.dispatchBatchItem({ organizationId: input.organizationId, itemId: next.itemId });
+          // Recording an item's run and queueing it are one step: a cancel between them would leave a run that never starts.
+          const dispatched = await CancellationScope.nonCancellable(async () => {
+            const recorded = await bookkeeping.dispatchBatchItem({ organizationId: input.organizationId, itemId: next.itemId });
+            if (recorded.runId !== null) {
+              await enqueueAgentRun(
+                { agentId: next.agentId, organizationId: input.organizationId },
+                { runId: recorded.runId, maxSteps: recorded.maxSteps, runType: recorded.runType },
+              );
+            }
+            return recorded;
+          });
           if (dispatched.runId === null) continue;
           inFlight.set(next.itemId, { ...next, runId: dispatched.runId });
-          await enqueueAgentRun(
-            { agentId: next.agentId, organizationId: input.organizationId },
-            { runId: dispatched.runId, maxSteps: dispatched.maxSteps, runType: dispatched.runType },
-          );
         }
         if (inFlight.size === 0) continue;
         await sleep(SETTLE_INTERVAL);
