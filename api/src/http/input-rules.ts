@@ -3,7 +3,10 @@ import { NotFoundError, UnprocessableError } from '../errors.js';
 import { canNameAResource, findUnstorableInput } from '../routes/shared/input-rules.js';
 import { OWNED_RESOURCE_PARAMS } from '../services/tenancy/tenant-guard.js';
 
-const knownIdShape = (param: string) => OWNED_RESOURCE_PARAMS[param]?.idShape;
+const knownIdShape = (param: string) => {
+  const resource = OWNED_RESOURCE_PARAMS[param];
+  return resource?.otherShapesAllowed ? undefined : resource?.idShape;
+};
 const noKnownShape = () => undefined;
 
 /** A route that looks its resource up by slug when asked (`?lookupBy=slug`) takes a slug where an id would be. */

@@ -135,6 +135,9 @@ describe('custom role', () => {
       'GET /api/organizations/self',
       'GET /api/organizations/self/members',
       'GET /api/organizations/self/preferences',
+      // Limits and use, so any member can see why a create was refused.
+      'GET /api/organizations/self/quotas',
+      'GET /api/organizations/self/quotas/full',
       'GET /api/user/self/connected-apps',
       'GET /api/user/self/connected-apps/:clientId/connections',
     ]);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { ID_PREFIXES } from '@engram/db';
 import type { CookieJar } from '@engram/testing/cookie-jar';
+import { OWNED_RESOURCE_PARAMS } from '../services/tenancy/tenant-guard.js';
 import type { RouteAccess } from './auth.js';
 
 /** Credentials of one caller: an API key for `/v1`, a browser cookie jar for `/api`. */
@@ -17,10 +19,19 @@ export function walkableRoutes(app: FastifyInstance): RouteAccess[] {
 export const pathParams = (url: string): string[] => [...url.matchAll(/:([A-Za-z0-9_]+)/g)].map((match) => match[1]!);
 
 /**
- * A value for a path parameter nobody owns: `<thing>_id` gets `<thing>-<uuid>`, the public API's
- * id shape; `<thing>Id` a bare uuid, the console's; anything else a plain word.
+ * A value for a path parameter nobody owns: a known resource parameter gets its own id shape; other
+ * `<thing>_id` get `<thing>-<uuid>`, the public API's id shape; `<thing>Id` a bare uuid, the console's;
+ * anything else a plain word.
  */
 export function unknownValue(param: string): string {
+  const shaped = OWNED_RESOURCE_PARAMS[param]?.idShape;
+  if (shaped) {
+    // A resource parameter gets a value of its own id shape, so the walk reaches access control and the lookup.
+    const uuid = randomUUID();
+    const candidates = [...Object.values(ID_PREFIXES), 'archive', 'passage', 'sandbox', 'sandbox-env'].map((prefix) => `${prefix}-${uuid}`);
+    const fitting = [uuid, ...candidates].find((candidate) => shaped(candidate));
+    if (fitting) return fitting;
+  }
   if (param.endsWith('_id')) return `${param.slice(0, -3).replace(/_/g, '-')}-${randomUUID()}`;
   if (param.endsWith('Id')) return randomUUID();
   return `unknown-${randomUUID().slice(0, 8)}`;

@@ -9,6 +9,8 @@ type OwnedResource = {
   label: string;
   /** Values of another shape are left to the route's validation, which answers them as before. */
   idShape: (value: string) => boolean;
+  /** Values of another shape name the resource too (a template's version, `name:3`): the input rules do not refuse them. */
+  otherShapesAllowed?: true;
 };
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
@@ -46,6 +48,9 @@ export const OWNED_RESOURCE_PARAMS: Record<string, OwnedResource> = {
   ruleId: { table: 'invite_rules', label: 'Invite rule', idShape: uuid },
   environmentVariableId: { table: 'organization_environment_variables', label: 'Environment variable', idShape: uuid },
   developmentServerId: { table: 'development_servers', label: 'Development server', idShape: uuid },
+  agentTemplateId: { table: 'agent_templates', label: 'Template', idShape: prefixed('template') },
+  // `/v1/templates/:template` names a template by its bare name, or a version of it (`name:version`, which its handler resolves).
+  template: { table: 'agent_templates', column: 'name', label: 'Template', idShape: matching(/^[A-Za-z0-9_-]+$/), otherShapesAllowed: true },
 };
 
 export function createTenantGuard(deps: { db: Database }) {
