@@ -30,7 +30,13 @@ export function registerInputRules(app: FastifyInstance): void {
   });
 
   app.addHook('preValidation', async (request) => {
-    const issue = findUnstorableInput(request.query, ['query']) ?? findUnstorableInput(request.body, ['body']);
+    const stripped = request.routeOptions.config.nulStrippedBodyFields ?? [];
+    const body = request.body;
+    const checkedBody =
+      stripped.length > 0 && body && typeof body === 'object' && !Array.isArray(body)
+        ? Object.fromEntries(Object.entries(body).map(([key, value]) => [key, stripped.includes(key) && typeof value === 'string' ? value.replaceAll('\u0000', '') : value]))
+        : body;
+    const issue = findUnstorableInput(request.query, ['query']) ?? findUnstorableInput(checkedBody, ['body']);
     if (issue) throw new UnprocessableError(issue.loc, issue.msg, issue.type);
   });
 }

@@ -16,5 +16,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Reachable without credentials; a presented but invalid key is still refused. */
     public?: boolean;
+    /** Top-level body fields whose NUL bytes the service strips, as the reference does, rather than refusing them. */
+    nulStrippedBodyFields?: readonly string[];
   }
 }

@@ -25,7 +25,10 @@ describe('organizations', () => {
     expect(preferences.body).toEqual({ defaultProjectId: expect.stringMatching(/^project-/) });
 
     const billing = await user.client.get('/organizations/self/billing-info');
-    expect(billing.body).toEqual({ billingTier: 'free', totalCredits: 0, recurrentCredits: 0, isCancelled: false, billingPeriodEnd: null });
+    // A new organization holds the free tier's monthly grant until the period ends at the next month's start.
+    const now = new Date();
+    const periodEnd = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
+    expect(billing.body).toEqual({ billingTier: 'free', totalCredits: 5000, recurrentCredits: 5000, isCancelled: false, billingPeriodEnd: periodEnd });
 
     expect((await user.client.delete('/organizations/self')).body).toEqual({ success: true });
     expect(await Organization.query(stack.db).findById(created.body.id)).toBeUndefined();

@@ -57,6 +57,9 @@ export const ListBlocksQuery = z.object({
 
 export const BlockAgentsQuery = z.object({ ...IncludeQuery, ...pageQuery(50) });
 
+// The reference strips NUL bytes from a block's value; the block service does the same.
+const BLOCK_TEXT_STRIPPED_OF_NUL = ['value'] as const;
+
 export function blockFilter(query: z.infer<typeof ListBlocksQuery>): BlockFilter {
   return {
     label: query.label,
@@ -98,6 +101,7 @@ export function blockRoutes(services: AppServices): FastifyPluginAsyncZod {
     app.post(
       '/blocks/',
       {
+        config: { nulStrippedBodyFields: BLOCK_TEXT_STRIPPED_OF_NUL },
         schema: {
           tags: ['blocks'],
           summary: 'Create a memory block',
@@ -130,6 +134,7 @@ export function blockRoutes(services: AppServices): FastifyPluginAsyncZod {
     app.patch(
       '/blocks/:block_id',
       {
+        config: { nulStrippedBodyFields: BLOCK_TEXT_STRIPPED_OF_NUL },
         schema: {
           tags: ['blocks'],
           summary: 'Edit a memory block (every agent using it sees the edit)',
