@@ -223,7 +223,8 @@ describe('role-aware screens', () => {
     await logIn(analyst.page, await join('analyst'));
     const newProject = analyst.page.getByRole('button', { name: 'New project' });
     await poll(() => newProject.isDisabled()).toBe(true);
-    expect(await analyst.page.getByTestId('permission-denied').first().getAttribute('aria-label')).toBe('As an analyst you cannot create projects. Ask an admin.');
+    // The button is disabled while the role is still being checked too; the reason settles once it is known.
+    await poll(() => analyst.page.getByTestId('permission-denied').first().getAttribute('aria-label')).toBe('As an analyst you cannot create projects. Ask an admin.');
     await analyst.page.getByTestId('permission-denied').first().hover();
     await poll(() => analyst.page.getByRole('tooltip').textContent()).toBe('As an analyst you cannot create projects. Ask an admin.');
     await screenshots(analyst.page, 'first-steps-04-analyst-projects');
@@ -256,7 +257,7 @@ describe('role-aware screens', () => {
     await poll(() => adminKeyRow.isVisible()).toBe(true);
     expect(await editor.page.getByRole('button', { name: 'Create API key' }).isEnabled()).toBe(true);
     expect(await adminKeyRow.getByRole('button', { name: 'Delete admin key' }).isDisabled()).toBe(true);
-    expect(await adminKeyRow.getByTestId('permission-denied').getAttribute('aria-label')).toBe('As an editor you cannot delete API keys. Ask an admin.');
+    await poll(() => adminKeyRow.getByTestId('permission-denied').getAttribute('aria-label')).toBe('As an editor you cannot delete API keys. Ask an admin.');
     await editor.page.getByRole('link', { name: 'Environment variables' }).click();
     await poll(() => editor.page.getByRole('button', { name: 'Add variable' }).isEnabled()).toBe(true);
     expect(await editor.page.getByTestId('role-notice').count()).toBe(0);
