@@ -66,6 +66,8 @@ describe('scheduled messages', () => {
     // A firing is what the cron would start at the top of the hour: Temporal's trigger takes that action now.
     await handle.trigger();
     await until(() => runsOf(created.id), (runs) => runs.length === 1 && finished(runs[0]!));
+    // A firing is keyed by its scheduled second (cron firings are at least a minute apart), so the second trigger waits for the next second.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     await handle.trigger();
     const fired = await until(() => runsOf(created.id), (runs) => runs.length === 2 && runs.every(finished));
 
