@@ -214,7 +214,12 @@ function fillPath(operation: Operation, values: Record<string, string>): string 
   return operation.path.replace(/\{([^}]+)\}/g, (_, param: string) => percentEncode(values[param]!));
 }
 
-export type RequestPlan = { runsPerClass: number; seed: number };
+export type RequestPlan = {
+  runsPerClass: number;
+  seed: number;
+  /** Top-level body fields this operation strips NUL bytes from (so only a lone surrogate is refused there). */
+  nulStrippedFields?: readonly string[];
+};
 
 /** Every hostile request for one operation: a few of each class that applies to it. */
 export function hostileRequests(
@@ -249,8 +254,11 @@ export function hostileRequests(
   const textPaths = properties.filter((property) => property.text).map((property) => property.path);
   // A body with no text field of its own still carries the poison, in a property the route never reads.
   const poisonPaths = textPaths.length > 0 ? textPaths : [['fuzz']];
+  const surrogates = sample(loneSurrogateText);
   for (const [index, value] of sample(unstorableText).entries()) {
-    add('body-text', url(baseParams), bodyText(withValueAt(baseBody, poisonPaths[index % poisonPaths.length]!, value)));
+    const path = poisonPaths[index % poisonPaths.length]!;
+    const stripsNul = path.length === 1 && (plan.nulStrippedFields ?? []).includes(path[0]!);
+    add('body-text', url(baseParams), bodyText(withValueAt(baseBody, path, stripsNul ? surrogates[index]! : value)));
   }
   for (const value of sample(deepJson)) add('body-deep', url(baseParams), value);
   // A route that declares no body ignores what one carries; only a declared body is worth stressing.

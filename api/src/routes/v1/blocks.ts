@@ -58,7 +58,7 @@ export const ListBlocksQuery = z.object({
 export const BlockAgentsQuery = z.object({ ...IncludeQuery, ...pageQuery(50) });
 
 // The reference strips NUL bytes from a block's value; the block service does the same.
-const BLOCK_TEXT_STRIPPED_OF_NUL = ['value'] as const;
+export const BLOCK_TEXT_STRIPPED_OF_NUL = ['value'] as const;
 
 export function blockFilter(query: z.infer<typeof ListBlocksQuery>): BlockFilter {
   return {
