@@ -65,11 +65,10 @@ describe('MCP connection pool over stdio', () => {
 
   it('times a slow call out without closing the session the next calls use', async () => {
     const server = stdio('stdio-slow');
-    const started = Date.now();
-    const slow = await failureOf(pool.callTool(server, 'slow', { ms: 10_000 }));
+    // The tool would answer long after the test's own timeout: only the pool's time-out can end this call.
+    const slow = await failureOf(pool.callTool(server, 'slow', { ms: 600_000 }));
     expect(slow.kind).toBe('timeout');
     expect(slow.message).toMatch(/did not answer in time/);
-    expect(Date.now() - started).toBeLessThan(3_000);
     expect(text(await pool.callTool(server, 'slow', { ms: 10 }))).toBe('waited 10 ms');
   });
 });

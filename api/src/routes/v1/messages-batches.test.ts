@@ -61,7 +61,8 @@ describe('message batches', () => {
     const job = await created.json();
     expect(job).toMatchObject({ job_type: 'batch', status: expect.stringMatching(/created|running/), callback_url: callbackUrl });
 
-    const done = await until(() => batchOf(job.id), finished);
+    // The batch is completed first and its callback sent after, so wait for the callback's outcome as well.
+    const done = await until(() => batchOf(job.id), (batch) => finished(batch) && batch.callback_sent_at !== null);
     expect(done).toMatchObject({ status: 'completed', callback_status_code: 200, callback_error: null });
     expect(done.metadata.item_counts).toEqual({ completed: 12 });
     await until(async () => callbacks.filter((callback) => callback.body.job_id === job.id).length, (count) => count >= 1);
