@@ -93,6 +93,21 @@ export async function detectSandboxIsolation(options: IsolationOptions): Promise
   };
 }
 
+/** The one line a process says at start about how it runs local tools, at the level it deserves. */
+export function describeSandboxIsolation(isolation: SandboxIsolation): { level: 'INFO' | 'WARN' | 'ERROR'; message: string } {
+  switch (isolation.kind) {
+    case 'bubblewrap':
+      return {
+        level: 'INFO',
+        message: `Local tools run in the bubblewrap sandbox: own namespaces, as uid ${SANDBOX_UID}, no network unless a sandbox config allows it`,
+      };
+    case 'host':
+      return { level: 'WARN', message: isolation.warning };
+    case 'refused':
+      return { level: 'ERROR', message: `Local tools are refused: ${isolation.reason}` };
+  }
+}
+
 export type SandboxedLaunch = {
   command: string;
   args: string[];
