@@ -1,8 +1,12 @@
 /** Installs the tools the test suite needs that npm does not provide, once per machine. */
 import { ensureTemporalCli } from '@engram/temporal';
 import { ensureJaeger } from '@engram/testing/jaeger';
+import { ensureTemporalServer } from '@engram/testing/temporal-cluster';
 
-const cli = ensureTemporalCli({ log: (line) => console.log(`[engram] ${line}`) });
+const log = (line: string) => console.log(`[engram] ${line}`);
+const cli = ensureTemporalCli({ log });
 console.log(`[engram] Temporal CLI: ${cli}`);
+// The scale-out test runs the Temporal server with PostgreSQL persistence; built after the CLI, it reuses the CLI's compiled packages.
+console.log(`[engram] Temporal server: ${ensureTemporalServer({ log }).server}`);
 // The OTLP export test sends spans to a real Jaeger; building it takes minutes once, so it is done here, not in a test.
-console.log(`[engram] Jaeger: ${ensureJaeger({ log: (line) => console.log(`[engram] ${line}`) })}`);
+console.log(`[engram] Jaeger: ${ensureJaeger({ log })}`);

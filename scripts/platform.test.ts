@@ -7,6 +7,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, createDatabaseIfMissing, databaseUrlFor, dropDatabase, Organization } from '@engram/db';
+import pg from 'pg';
 import { freePort, startScriptedModelServer, type ScriptedModelServer } from '@engram/testing';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -130,7 +131,7 @@ describe('npm start brings the platform up and keeps its data across restarts', 
   }, 360_000);
 });
 
-describe('npm start keeps the local Temporal server up', () => {
+describe('npm start keeps every process up: runs in flight survive killing all of them at once', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'engram-platform-'));
   const databaseName = `engram_platform_${randomBytes(4).toString('hex')}`;
   let model: ScriptedModelServer | undefined;
@@ -144,26 +145,46 @@ describe('npm start keeps the local Temporal server up', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  /** The dev server `npm start` runs on this port, found by its command line. */
-  function devServerPid(temporalPort: string): number | undefined {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      const commandLine = (() => {
-        try {
-          return readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-        } catch {
-          return [];
-        }
-      })();
-      const portAt = commandLine.indexOf('--port');
-      if (commandLine.includes('start-dev') && commandLine[portAt + 1] === temporalPort) return Number(entry);
+  function commandLineOf(pid: string): string[] {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      return [];
     }
-    return undefined;
   }
 
-  it('restarts a killed Temporal dev server from its state, and every run in flight completes, each message once, in order', async () => {
+  function parentOf(pid: string): number | undefined {
+    try {
+      // The command name (field 2) may hold spaces; the parent pid is the second field after it.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The pid of the process `npm start` runs whose command line satisfies `matches`. */
+  function childOfPlatform(matches: (commandLine: string[]) => boolean): number {
+    for (const entry of readdirSync('/proc')) {
+      if (/^\d+$/.test(entry) && parentOf(entry) === platform?.child.pid && matches(commandLineOf(entry))) return Number(entry);
+    }
+    throw new Error('no such process under npm start');
+  }
+
+  async function terminateDatabaseBackends(): Promise<number> {
+    const admin = new pg.Client({ connectionString: inject('postgresAdminUrl') });
+    await admin.connect();
+    try {
+      const terminated = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [databaseName]);
+      return terminated.rowCount ?? 0;
+    } finally {
+      await admin.end();
+    }
+  }
+
+  it('SIGKILLs the worker, the API and the Temporal dev server and terminates every PostgreSQL backend mid-run: every run completes, each message once, in order, one answer each', async () => {
     model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
-    // Slow answers keep the runs in flight while the server is killed.
+    // Slow answers keep the runs in flight while everything is killed.
     model.onRequest(() => ({ type: 'text', text: 'noted', delayMs: 1_500 }));
     await createDatabaseIfMissing(inject('postgresAdminUrl'), databaseName);
     const port = await freePort();
@@ -190,41 +211,47 @@ describe('npm start keeps the local Temporal server up', () => {
     };
 
     const agents: string[] = [];
-    for (let index = 0; index < 3; index++) {
+    for (let index = 0; index < 8; index++) {
       const created = await api('POST', '/agents/', { model: 'openai/gpt-4o-mini', name: `supervised-${index}`, include_base_tools: false });
       expect(created.status, JSON.stringify(created.body)).toBe(200);
       agents.push(created.body.id);
     }
+    const turns = [0, 1, 2, 3];
     const runs: string[] = [];
-    for (const agentId of agents) {
-      for (const turn of [0, 1, 2]) {
+    for (const turn of turns) {
+      for (const agentId of agents) {
         const sent = await api('POST', `/agents/${agentId}/messages/async`, { messages: [{ role: 'user', content: `${agentId} turn ${turn}` }] });
         expect(sent.status, JSON.stringify(sent.body)).toBe(200);
         runs.push(sent.body.id);
       }
     }
-
     const runStatus = async (runId: string) => (await api('GET', `/runs/${runId}`)).body.status as string;
-    const beforeKill = await Promise.all(runs.map(runStatus));
-    expect(beforeKill.filter((status) => status !== 'completed').length).toBeGreaterThan(0);
-    const pid = devServerPid(temporalPort);
-    expect(pid).toBeDefined();
-    process.kill(pid!, 'SIGKILL');
+    expect((await Promise.all(runs.map(runStatus))).filter((status) => status !== 'completed').length).toBeGreaterThan(runs.length / 2);
+
+    const worker = childOfPlatform((commandLine) => commandLine.includes('temporal/src/worker-main.ts'));
+    const apiServer = childOfPlatform((commandLine) => commandLine.includes('api/src/server.ts'));
+    const devServer = childOfPlatform((commandLine) => commandLine.includes('start-dev') && commandLine[commandLine.indexOf('--port') + 1] === temporalPort);
+    for (const pid of [worker, apiServer, devServer]) process.kill(pid, 'SIGKILL');
+    expect(await terminateDatabaseBackends()).toBeGreaterThan(0);
+    await waitForOutput(platform, /worker exited \(SIGKILL\)/, 30_000);
+    await waitForOutput(platform, /api exited \(SIGKILL\)/, 30_000);
     await waitForOutput(platform, /Temporal dev server restarted/, 120_000);
 
-    const deadline = Date.now() + 180_000;
-    let statuses: string[] = [];
+    // The API answers again once `npm start` has restarted it; until then a request fails and is tried again.
+    const settledStatuses = async () => Promise.all(runs.map(runStatus)).catch(() => null);
+    const deadline = Date.now() + 300_000;
+    let statuses: string[] | null = null;
     while (Date.now() < deadline) {
-      statuses = await Promise.all(runs.map(runStatus));
-      if (statuses.every((status) => status === 'completed' || status === 'failed' || status === 'cancelled')) break;
+      statuses = await settledStatuses();
+      if (statuses?.every((status) => status === 'completed' || status === 'failed' || status === 'cancelled')) break;
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
     expect(statuses).toEqual(runs.map(() => 'completed'));
     for (const agentId of agents) {
       const messages = (await api('GET', `/agents/${agentId}/messages?limit=100&order=asc`)).body as Array<{ message_type: string; content: unknown }>;
       const userTexts = messages.filter((message) => message.message_type === 'user_message').map((message) => message.content);
-      expect(userTexts).toEqual([0, 1, 2].map((turn) => `${agentId} turn ${turn}`));
-      expect(messages.filter((message) => message.message_type === 'assistant_message')).toHaveLength(3);
+      expect(userTexts).toEqual(turns.map((turn) => `${agentId} turn ${turn}`));
+      expect(messages.filter((message) => message.message_type === 'assistant_message')).toHaveLength(turns.length);
     }
   }, 600_000);
 });

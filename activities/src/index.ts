@@ -8,6 +8,7 @@ import { createTemplateMigrationActivities } from './templates/index.js';
 import { createBatchActivities } from './batches/index.js';
 import { createScheduleActivities } from './schedules/index.js';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
+import type { SandboxIsolation } from '@engram/integrations/sandbox';
 import type { ActivityTracing } from './agent-run/spans.js';
 
 /** `tracing`: model calls, tool executions and memory edits become spans of their run's trace (none when absent). */
@@ -16,8 +17,8 @@ export type ActivityDeps = {
   baseProviders: BaseProviderConfig[];
   secrets: SecretBox;
   tracing?: ActivityTracing;
-  /** ENGRAM_UNSAFE_LOCAL_TOOLS: where namespaces are unavailable, run tools unsandboxed instead of refusing them. */
-  allowUnsafeLocalTools?: boolean;
+  /** How the worker isolates local tools, found once at its start (ENGRAM_UNSAFE_LOCAL_TOOLS decides what happens where namespaces are unavailable). */
+  sandboxIsolation?: SandboxIsolation;
 };
 
 /** Every activity the worker registers, built from injected dependencies. */

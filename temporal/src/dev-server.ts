@@ -146,7 +146,7 @@ export async function waitForTemporal(
   void exited?.then(() => (processGone = true));
   let lastError: unknown;
   while (Date.now() < deadline) {
-    if (processGone) throw new Error(`The Temporal dev server exited before it answered on ${address}.`);
+    if (processGone) throw new Error(`The Temporal server exited before it answered on ${address}.`);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
       try {

@@ -17,6 +17,7 @@ export {
   startDevServer,
   waitForTemporal,
   defaultCliCacheDir,
+  TEMPORAL_CLI_MODULE,
   type DevServer,
 } from './dev-server.js';
 export { parseTemporalConfig, ConfigError, firstIssueLine, withoutEmptyValues, type TemporalConfig } from './config.js';

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { LogEntry } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { createWorkerLogger, formatWorkerLogEntry, workerLogLevel } from './worker-log.js';
+import { createStartupAnnouncer, createWorkerLogger, formatWorkerLogEntry, workerLogLevel } from './worker-log.js';
 
 /** What the SDK logs when an activity throws and will be retried: its attributes, the error and the duration. */
 function activityFailed(error: Error): LogEntry {
@@ -77,6 +77,16 @@ describe('the worker log', () => {
 
     const silent: string[] = [];
     createWorkerLogger({ logLevel: 'silent', write: (text) => silent.push(text) }).error('Worker failed');
+    expect(silent).toEqual([]);
+  });
+
+  it('says start-up facts at the default LOG_LEVEL, where INFO chatter is kept out, and nothing when silent', () => {
+    const written: string[] = [];
+    createStartupAnnouncer({ logLevel: 'info', write: (text) => written.push(text) })('INFO', 'Local tools run in the bubblewrap sandbox');
+    expect(written).toEqual([expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z \[INFO\] Local tools run in the bubblewrap sandbox\n$/)]);
+
+    const silent: string[] = [];
+    createStartupAnnouncer({ logLevel: 'silent', write: (text) => silent.push(text) })('ERROR', 'Local tools are refused');
     expect(silent).toEqual([]);
   });
 });

@@ -86,6 +86,17 @@ export function workerLogLevel(logLevel: string | undefined): LogLevel | 'SILENT
   }
 }
 
+/**
+ * Writes what an operator must see once at start whatever the threshold (only `silent` hides it), in the
+ * worker's line format: the SDK's INFO is chatter, so the threshold stays at WARN for `info`, and a
+ * start-up fact such as how tools are sandboxed would otherwise be hidden exactly when all is well.
+ */
+export function createStartupAnnouncer(options: { logLevel: string | undefined; write: (text: string) => void }): (level: LogLevel, message: string) => void {
+  if (workerLogLevel(options.logLevel) === 'SILENT') return () => undefined;
+  return (level, message) =>
+    options.write(`${formatWorkerLogEntry({ level, message, timestampNanos: BigInt(Date.now()) * 1_000_000n }, { stacks: false })}\n`);
+}
+
 /** The Temporal Runtime's logger for the worker process: one line per entry, stack traces only at debug and trace. */
 export function createWorkerLogger(options: { logLevel: string | undefined; write: (text: string) => void }): Logger {
   const level = workerLogLevel(options.logLevel);

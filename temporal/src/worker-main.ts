@@ -1,15 +1,17 @@
 import { Runtime } from '@temporalio/worker';
 import { createDatabase, createSecretBox } from '@engram/db';
 import { parseBaseProviders } from '@engram/integrations/llm';
+import { describeSandboxIsolation, detectSandboxIsolation } from '@engram/integrations/sandbox';
 import { createTelemetry, parseTelemetryConfig, TelemetryConfigError } from '@engram/integrations/telemetry';
 import { parseTemporalConfig, ConfigError } from './config.js';
 import { DEFAULT_BUNDLE_PATH } from './bundle.js';
 import { createWorker } from './worker.js';
-import { createWorkerLogger } from './worker-log.js';
+import { createStartupAnnouncer, createWorkerLogger } from './worker-log.js';
 
 /** Worker process entry: the API and this process share only PostgreSQL and Temporal. */
 async function main(): Promise<void> {
-  Runtime.install({ logger: createWorkerLogger({ logLevel: process.env.LOG_LEVEL, write: (text) => process.stderr.write(text) }) });
+  const logOptions = { logLevel: process.env.LOG_LEVEL, write: (text: string) => process.stderr.write(text) };
+  Runtime.install({ logger: createWorkerLogger(logOptions) });
   const temporal = parseTemporalConfig(process.env);
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) throw new ConfigError('DATABASE_URL: required by the worker');
@@ -17,6 +19,10 @@ async function main(): Promise<void> {
   const secretKey = process.env.ENGRAM_SECRET_KEY;
   if (!secretKey) throw new ConfigError('ENGRAM_SECRET_KEY: required by the worker (it decrypts stored secrets)');
   const telemetryConfig = parseTelemetryConfig(process.env);
+  // Found once, and said once: whether tools run in bubblewrap, unsandboxed (ENGRAM_UNSAFE_LOCAL_TOOLS), or not at all.
+  const sandboxIsolation = await detectSandboxIsolation({ allowUnsafeLocalTools: temporal.unsafeLocalTools });
+  const sandboxState = describeSandboxIsolation(sandboxIsolation);
+  createStartupAnnouncer(logOptions)(sandboxState.level, sandboxState.message);
   const db = createDatabase({ url: databaseUrl });
   const telemetry = createTelemetry({ db, serviceName: 'engram-worker', otlpEndpoint: telemetryConfig.otlpEndpoint, recordContent: telemetryConfig.recordContent });
   const { worker, connection } = await createWorker({
@@ -28,7 +34,7 @@ async function main(): Promise<void> {
       db,
       baseProviders: parseBaseProviders(process.env),
       secrets: createSecretBox(secretKey),
-      allowUnsafeLocalTools: temporal.unsafeLocalTools,
+      sandboxIsolation,
     },
     telemetry,
   });

@@ -1,55 +1,25 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defaultCliCacheDir } from '@engram/temporal';
+import { buildGoTools, isExecutable } from './go-tools.js';
 import { freePort } from './ports.js';
 
 /**
  * Jaeger, the OTLP collector the export tests send to. `go install …@v1.76.0` refuses it (its module has replace
- * directives), so it is built as a Go tool of a throwaway module, into the same cache as the Temporal CLI.
+ * directives), so it is built as a Go tool of a throwaway module (`buildGoTools`), into the same cache as the Temporal CLI.
  */
 export const JAEGER_VERSION = 'v1.76.0';
 const JAEGER_PACKAGE = 'github.com/jaegertracing/jaeger/cmd/jaeger';
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function goBinary(): string | undefined {
-  const candidates = [...(process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, 'go')), '/usr/local/go/bin/go'];
-  return candidates.find(isExecutable);
-}
 
 /** The cached Jaeger binary, built from the Go module proxy the first time (a few minutes). */
 export function ensureJaeger(options: { cacheDir?: string; log?: (line: string) => void } = {}): string {
   const cacheDir = options.cacheDir ?? defaultCliCacheDir();
   const binary = path.join(cacheDir, 'jaeger');
   if (isExecutable(binary)) return binary;
-  const go = goBinary();
-  if (!go) throw new Error('Jaeger is missing and Go is not installed to build it.');
-  mkdirSync(cacheDir, { recursive: true });
-  const module = mkdtempSync(path.join(os.tmpdir(), 'engram-jaeger-build-'));
   options.log?.(`Building Jaeger ${JAEGER_VERSION} into ${cacheDir}; this takes a few minutes once.`);
-  const env = { ...process.env, CGO_ENABLED: '0' };
-  const steps: string[][] = [
-    ['mod', 'init', 'engram.local/jaeger-build'],
-    ['get', '-tool', `${JAEGER_PACKAGE}@${JAEGER_VERSION}`],
-    ['build', '-o', binary, JAEGER_PACKAGE],
-  ];
-  try {
-    for (const args of steps) {
-      const step = spawnSync(go, args, { cwd: module, env, stdio: ['ignore', 'inherit', 'inherit'] });
-      if (step.status !== 0) throw new Error(`Building Jaeger failed at \`go ${args.join(' ')}\` (exit ${step.status ?? step.signal}).`);
-    }
-  } finally {
-    rmSync(module, { recursive: true, force: true });
-  }
+  buildGoTools({ name: 'Jaeger', programs: [{ packageAtVersion: `${JAEGER_PACKAGE}@${JAEGER_VERSION}`, output: binary }] });
   return binary;
 }
 

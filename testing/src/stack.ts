@@ -36,6 +36,8 @@ export type TestStackOptions = {
   apiEnv?: NodeJS.ProcessEnv;
   /** Trace the API, the Temporal client and the in-process worker into the span store (and to `otlpEndpoint`). */
   telemetry?: { otlpEndpoint?: string; recordContent?: boolean };
+  /** A Temporal frontend of the test's own (the scale-out test's cluster) instead of the run's dev server. */
+  temporalAddress?: string;
 };
 
 /**
@@ -44,10 +46,11 @@ export type TestStackOptions = {
  */
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
   const db = createDatabase({ url: inject('databaseUrl'), pool: { max: 5 } });
+  const temporalAddress = options.temporalAddress ?? inject('temporalAddress');
   const telemetry = options.telemetry
     ? createTelemetry({ db, serviceName: 'engram-test', otlpEndpoint: options.telemetry.otlpEndpoint, recordContent: options.telemetry.recordContent ?? false, exportDelayMs: 100 })
     : undefined;
-  const temporal = await createTemporalClient({ address: inject('temporalAddress'), namespace: 'default', tracer: telemetry?.tracer });
+  const temporal = await createTemporalClient({ address: temporalAddress, namespace: 'default', tracer: telemetry?.tracer });
   const taskQueue = `test-${randomBytes(6).toString('hex')}`;
   const secretKey = randomBytes(32).toString('base64');
   const secrets = createSecretBox(secretKey);
@@ -67,7 +70,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   let workerRun: Promise<void> | undefined;
   if (options.inProcessWorker ?? true) {
     worker = await createWorker({
-      address: inject('temporalAddress'),
+      address: temporalAddress,
       namespace: 'default',
       taskQueue,
       workflowBundlePath: inject('workflowBundlePath'),
@@ -93,7 +96,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     telemetry,
     workerEnv: {
       DATABASE_URL: inject('databaseUrl'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_TASK_QUEUE: taskQueue,
       ENGRAM_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
       ENGRAM_SECRET_KEY: secretKey,

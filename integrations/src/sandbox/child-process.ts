@@ -16,6 +16,9 @@ export type BoundedRunOptions = {
   args: string[];
   cwd: string;
   env: Record<string, string>;
+  /** Start the process as this user and group (the worker is root and the sandbox runs as `nobody`). */
+  uid?: number;
+  gid?: number;
   stdin: string;
   timeoutMs: number;
   /** stdout and stderr together; the result channel (fd 3) has a budget of the same size of its own. */
@@ -71,6 +74,8 @@ export function runBounded(options: BoundedRunOptions): Promise<BoundedRun> {
       child = spawn(options.command, options.args, {
         cwd: options.cwd,
         env: options.env,
+        uid: options.uid,
+        gid: options.gid,
         stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
         detached: true,
       });

@@ -25,8 +25,12 @@ const SANDBOX_MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 const SANDBOX_MAX_OPEN_FILES = 256;
 
-/** What of /etc a tool may need: TLS roots and name resolution (for tools allowed the network), the time zone. */
-const READABLE_ETC = ['/etc/ssl', '/etc/ca-certificates', '/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/localtime', '/etc/alternatives'];
+/**
+ * What of /etc a tool may need: TLS roots and name resolution (for tools allowed the network), the time zone,
+ * and the dynamic linker's cache (a public index of /usr's libraries; without it every program start probes
+ * the library directories one by one).
+ */
+const READABLE_ETC = ['/etc/ssl', '/etc/ca-certificates', '/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/localtime', '/etc/alternatives', '/etc/ld.so.cache'];
 
 export type IsolationOptions = {
   /** ENGRAM_UNSAFE_LOCAL_TOOLS: run tools without namespaces where the kernel refuses them. */
@@ -49,9 +53,14 @@ async function systemMountArgs(): Promise<string[]> {
   return args;
 }
 
-function probe(command: string, args: string[]): Promise<{ ok: boolean; detail: string }> {
+/** As whom bubblewrap starts: Node drops root to `nobody` itself (setgroups, setgid, setuid before exec), one program start fewer than setpriv. */
+function runAs(uid: number | null): { uid?: number; gid?: number } {
+  return uid === null ? {} : { uid, gid: uid };
+}
+
+function probe(command: string, args: string[], as: { uid?: number; gid?: number }): Promise<{ ok: boolean; detail: string }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
+    const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: '/usr/local/bin:/usr/bin:/bin' }, ...as });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
@@ -63,21 +72,17 @@ function probe(command: string, args: string[]): Promise<{ ok: boolean; detail: 
   });
 }
 
-function dropPrivileges(uid: number | null): string[] {
-  return uid === null ? [] : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--'];
-}
-
 /**
  * Finds out once (at start) whether this machine can sandbox tools: it starts bubblewrap with every
- * namespace the real runs use, as the uid they use. Root drops to `nobody` with setpriv first; any
- * other user is already unprivileged and is mapped to `nobody` inside the namespace.
+ * namespace the real runs use, as the uid they use. Root starts it as `nobody`; any other user is
+ * already unprivileged and is mapped to `nobody` inside the namespace.
  */
 export async function detectSandboxIsolation(options: IsolationOptions): Promise<SandboxIsolation> {
   const bwrapPath = options.bwrapPath ?? 'bwrap';
   const dropToUid = process.getuid?.() === 0 ? SANDBOX_UID : null;
   const systemMounts = await systemMountArgs();
-  const [command, ...args] = [...dropPrivileges(dropToUid), bwrapPath, '--unshare-all', '--die-with-parent', ...systemMounts, '--proc', '/proc', '--dev', '/dev', '--', '/usr/bin/true'];
-  const result = await probe(command!, args);
+  const args = ['--unshare-all', '--die-with-parent', ...systemMounts, '--proc', '/proc', '--dev', '/dev', '--', '/usr/bin/true'];
+  const result = await probe(bwrapPath, args, runAs(dropToUid));
   if (result.ok) return { kind: 'bubblewrap', bwrapPath, dropToUid, systemMounts };
   if (options.allowUnsafeLocalTools) {
     return {
@@ -93,6 +98,21 @@ export async function detectSandboxIsolation(options: IsolationOptions): Promise
   };
 }
 
+/** The one line a process says at start about how it runs local tools, at the level it deserves. */
+export function describeSandboxIsolation(isolation: SandboxIsolation): { level: 'INFO' | 'WARN' | 'ERROR'; message: string } {
+  switch (isolation.kind) {
+    case 'bubblewrap':
+      return {
+        level: 'INFO',
+        message: `Local tools run in the bubblewrap sandbox: own namespaces, as uid ${SANDBOX_UID}, no network unless a sandbox config allows it`,
+      };
+    case 'host':
+      return { level: 'WARN', message: isolation.warning };
+    case 'refused':
+      return { level: 'ERROR', message: `Local tools are refused: ${isolation.reason}` };
+  }
+}
+
 export type SandboxedLaunch = {
   command: string;
   args: string[];
@@ -103,13 +123,17 @@ export type SandboxedLaunch = {
   cpuSeconds: number;
 };
 
-/** The command line that runs `launch` inside the sandbox `isolation` describes. */
-export async function sandboxedCommand(isolation: Extract<SandboxIsolation, { kind: 'bubblewrap' }>, launch: SandboxedLaunch): Promise<{ command: string; args: string[] }> {
+export type SandboxedCommand = { command: string; args: string[]; uid?: number; gid?: number };
+
+/**
+ * The command line that runs `launch` inside the sandbox `isolation` describes: bubblewrap, started as
+ * `nobody` when the worker is root, then prlimit inside the namespaces, then the tool's runtime — three
+ * program starts, each of which costs time on every call.
+ */
+export async function sandboxedCommand(isolation: Extract<SandboxIsolation, { kind: 'bubblewrap' }>, launch: SandboxedLaunch): Promise<SandboxedCommand> {
   if (isolation.dropToUid !== null) await chown(launch.workDir, isolation.dropToUid, isolation.dropToUid);
   const insideUid = isolation.dropToUid === null ? ['--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID)] : [];
-  const [command, ...args] = [
-    ...dropPrivileges(isolation.dropToUid),
-    isolation.bwrapPath,
+  const args = [
     '--unshare-all',
     ...(launch.allowNetwork ? ['--share-net'] : []),
     '--die-with-parent',
@@ -134,10 +158,6 @@ export async function sandboxedCommand(isolation: Extract<SandboxIsolation, { ki
     '--remount-ro',
     '/',
     '--',
-    // bwrap sets PWD for the tool; the tool's environment is exactly what it was given.
-    '/usr/bin/env',
-    '-u',
-    'PWD',
     '/usr/bin/prlimit',
     `--nproc=${SANDBOX_MAX_PROCESSES}`,
     `--cpu=${launch.cpuSeconds}`,
@@ -147,5 +167,5 @@ export async function sandboxedCommand(isolation: Extract<SandboxIsolation, { ki
     launch.command,
     ...launch.args,
   ];
-  return { command: command!, args };
+  return { command: isolation.bwrapPath, args, ...runAs(isolation.dropToUid) };
 }

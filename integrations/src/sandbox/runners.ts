@@ -29,6 +29,8 @@ def encode(outcome):
 
 
 def main():
+    # bubblewrap sets PWD to the working directory: the tool's environment is exactly what it was given.
+    os.environ.pop('PWD', None)
     function_name, source_path, memory_limit_mb = sys.argv[1], sys.argv[2], int(sys.argv[3])
     results = os.fdopen(3, 'w', encoding='utf-8')
     try:
@@ -69,6 +71,8 @@ import { readFileSync, writeSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 const [toolPath, callJson] = process.argv.slice(2);
+// bubblewrap sets PWD to the working directory: the tool's environment is exactly what it was given.
+delete process.env.PWD;
 
 function report(outcome) {
   let text;

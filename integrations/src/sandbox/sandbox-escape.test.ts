@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { detectSandboxIsolation, type SandboxIsolation } from './isolation.js';
+import { describeSandboxIsolation, detectSandboxIsolation, type SandboxIsolation } from './isolation.js';
 import { runInLocalSandbox, type SandboxOutcome } from './local-sandbox.js';
 
 /**
@@ -179,5 +179,16 @@ def attempt():
 
     const unsafe = await detectSandboxIsolation({ allowUnsafeLocalTools: true, bwrapPath: '/nonexistent/bwrap' });
     expect(unsafe).toMatchObject({ kind: 'host', warning: expect.stringMatching(/WITHOUT a sandbox/) });
+  });
+
+  it('has one start-up line for each state: in use, unsafe by ENGRAM_UNSAFE_LOCAL_TOOLS, refused', async () => {
+    expect(describeSandboxIsolation(isolation)).toEqual({ level: 'INFO', message: expect.stringMatching(/^Local tools run in the bubblewrap sandbox: .*as uid 65534, no network/) });
+    const unsafe = await detectSandboxIsolation({ allowUnsafeLocalTools: true, bwrapPath: '/nonexistent/bwrap' });
+    expect(describeSandboxIsolation(unsafe)).toEqual({ level: 'WARN', message: expect.stringMatching(/^Local tools run WITHOUT a sandbox.*\(ENGRAM_UNSAFE_LOCAL_TOOLS=true\): bubblewrap could not start/) });
+    const refused = await detectSandboxIsolation({ allowUnsafeLocalTools: false, bwrapPath: '/nonexistent/bwrap' });
+    expect(describeSandboxIsolation(refused)).toEqual({
+      level: 'ERROR',
+      message: expect.stringMatching(/^Local tools are refused: the local tool sandbox is unavailable: .*set ENGRAM_UNSAFE_LOCAL_TOOLS=true/),
+    });
   });
 });

@@ -5,6 +5,7 @@ import { createPassageStore } from '../archival/passage-store.js';
 import { createSemanticSearchFiles, SEMANTIC_SEARCH_FILES } from './semantic-search-files.js';
 import type { BaseProviderConfig } from '../llm/index.js';
 import { createVenvManager, type VenvManager } from '../sandbox/venv.js';
+import type { SandboxIsolation } from '../sandbox/isolation.js';
 import { createToolRunner, defaultVenvRoot, openSecret, truncateToolReturn, UnreadableSecretError } from './tool-runner.js';
 import { createMcpConnectionPool, type McpConnectionPool } from '../mcp/connection-pool.js';
 import { createMcpToolExecutor } from '../mcp/execute-mcp-tool.js';
@@ -31,8 +32,8 @@ export type ExecuteToolDeps = {
   venvRoot?: string;
   /** The process's virtualenv manager, when it has one already (two managers could build the same venv at once). */
   venvs?: VenvManager;
-  /** ENGRAM_UNSAFE_LOCAL_TOOLS: where namespaces are unavailable, run tools unsandboxed instead of refusing them. */
-  allowUnsafeLocalTools?: boolean;
+  /** How the process isolates local tools, found at its start (`detectSandboxIsolation`); probed on first use when absent. */
+  sandboxIsolation?: SandboxIsolation;
   /** The process's MCP connections; a pool of this executor's own unless the composition root shares one. */
   mcpConnections?: McpConnectionPool;
 };
@@ -67,7 +68,7 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
     db,
     secrets,
     venvs: deps.venvs ?? createVenvManager({ root: deps.venvRoot ?? defaultVenvRoot() }),
-    allowUnsafeLocalTools: deps.allowUnsafeLocalTools ?? false,
+    sandboxIsolation: deps.sandboxIsolation,
   });
   const embedder = createEmbedder({ db, secrets, baseProviders: deps.baseProviders ?? [] });
   const passages = createPassageStore({ db, embedder });

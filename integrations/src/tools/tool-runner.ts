@@ -49,8 +49,11 @@ export type ToolRunnerDeps = {
   db: Database;
   secrets: SecretBox;
   venvs: VenvManager;
-  /** ENGRAM_UNSAFE_LOCAL_TOOLS: where namespaces are unavailable, run tools unsandboxed instead of refusing them. */
-  allowUnsafeLocalTools?: boolean;
+  /**
+   * How this process isolates local tools, found once at its start (the worker says so in its log). Absent, it is
+   * probed on the first local call, and tools are refused where namespaces are unavailable.
+   */
+  sandboxIsolation?: SandboxIsolation;
 };
 
 /** A sealed variable that no longer opens: the server's ENGRAM_SECRET_KEY changed since it was stored. */
@@ -81,9 +84,9 @@ function failed(functionName: string, errorType: string, message: string): Sandb
  */
 export function createToolRunner(deps: ToolRunnerDeps) {
   const { db, secrets, venvs } = deps;
-  // Probed on the first local call and kept: the machine's ability to sandbox does not change while it runs.
+  // Probed once and kept: the machine's ability to sandbox does not change while it runs.
   let isolation: Promise<SandboxIsolation> | undefined;
-  const sandboxIsolation = () => (isolation ??= detectSandboxIsolation({ allowUnsafeLocalTools: deps.allowUnsafeLocalTools ?? false }));
+  const sandboxIsolation = () => (isolation ??= deps.sandboxIsolation ? Promise.resolve(deps.sandboxIsolation) : detectSandboxIsolation({ allowUnsafeLocalTools: false }));
 
   async function configVariables(config: SandboxConfig | null): Promise<Record<string, string>> {
     if (!config) return {};
