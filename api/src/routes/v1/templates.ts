@@ -338,6 +338,7 @@ export function templateRoutes(services: AppServices): FastifyPluginAsyncZod {
           tags: body.tags,
           identityIds: body.identity_ids,
           memoryVariables: body.memory_variables,
+          toolVariables: body.tool_variables,
           initialMessageSequence: body.initial_message_sequence,
         });
         return { agent_ids: created.agentIds, deployment_id: created.deploymentId, group_id: null };
