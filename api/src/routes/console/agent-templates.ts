@@ -199,7 +199,8 @@ export function agentTemplateRoutes(services: AppServices): FastifyPluginAsyncZo
           tags,
           summary: "A template's agent entity, by the entity id agents made from it carry",
           params: z.object({ templateId: z.string(), entityId: z.string() }),
-          response: { 200: AgentTemplateSchema, 404: z.object({ error: z.string() }) },
+          // `{error}` when the template has no such entity (spec 000 §8); another organization's template is the guard's `{message}`.
+          response: { 200: AgentTemplateSchema, 404: z.union([z.object({ error: z.string() }), z.object({ message: z.string() })]) },
         },
       },
       async (request, reply) => {
