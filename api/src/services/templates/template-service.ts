@@ -64,6 +64,9 @@ export type MigrationOptions = {
 
 export type SaveInput = { message?: string | undefined; migrateAgents?: MigrationOptions | undefined };
 
+/** Agents of one deployment created at once: each is a short transaction of its own, so a few overlap well. */
+const CONCURRENT_CREATIONS = 4;
+
 /** Migrations listed per page (spec 000 §9). */
 export const MIGRATIONS_PER_PAGE = 50;
 
@@ -223,12 +226,8 @@ export function createTemplateService(deps: TemplateServiceDeps) {
     await deps.simulatedAgents.push(ctx, templateId);
   }
 
-  async function createAgentFrom(
-    ctx: RequestContext,
-    ref: VersionRef,
-    input: CreateAgentsInput,
-    deploymentId: string | null,
-  ): Promise<string> {
+  /** The memory variables an agent made from the version gets; a missing one without a default is a 422 naming it. */
+  function variablesFor(ref: VersionRef, input: CreateAgentsInput): Record<string, string> {
     const { values, missing } = resolveMemoryVariables(memoryVariablesOf(ref.snapshot), input.memoryVariables ?? {});
     if (missing.length > 0) {
       throw new UnprocessableError(
@@ -236,6 +235,16 @@ export function createTemplateService(deps: TemplateServiceDeps) {
         `Missing memory variable${missing.length > 1 ? 's' : ''} without a default: ${missing.join(', ')}`,
       );
     }
+    return values;
+  }
+
+  async function createAgentFrom(
+    ctx: RequestContext,
+    ref: VersionRef,
+    input: CreateAgentsInput,
+    deploymentId: string | null,
+  ): Promise<string> {
+    const values = variablesFor(ref, input);
     const fill = (text: string) => fillPlaceholders(text, values);
     const base = agentInputOf(ref.snapshot, fill);
     const agent = await deps.agents.create(ctx, {
@@ -471,9 +480,13 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       return { template, versions: versions.slice(0, page.limit), hasNextPage: versions.length > page.limit };
     },
 
-    /** Creates `count` agents from a version in one deployment. */
+    /**
+     * Creates `count` agents from a version in one deployment, a few at a time (each agent is its own
+     * transaction); bad memory variables are refused before anything is created.
+     */
     async createAgents(ctx: RequestContext, versionText: string, input: CreateAgentsInput, count = 1) {
       const ref = await resolveVersion(ctx, versionText);
+      variablesFor(ref, input);
       const deployment = await TemplateDeployment.query(db).insert({
         id: newId('deployment'),
         organizationId: ctx.organizationId,
@@ -481,8 +494,22 @@ export function createTemplateService(deps: TemplateServiceDeps) {
         templateId: ref.template.id,
         templateVersionId: (ref.version ?? (await resolveVersion(ctx, `${ref.template.name}:latest`)).version!).id,
       });
-      const agentIds: string[] = [];
-      for (let index = 0; index < count; index++) agentIds.push(await createAgentFrom(ctx, ref, input, deployment.id));
+      const agentIds: string[] = new Array<string>(count);
+      let next = 0;
+      // The first failure stops every lane before its next agent; it is what the caller gets.
+      let failure: { error: unknown } | undefined;
+      const lane = async () => {
+        while (!failure && next < count) {
+          const index = next++;
+          try {
+            agentIds[index] = await createAgentFrom(ctx, ref, input, deployment.id);
+          } catch (error) {
+            failure ??= { error };
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(CONCURRENT_CREATIONS, count) }, lane));
+      if (failure) throw failure.error;
       return { agentIds, deploymentId: deployment.id };
     },
 
