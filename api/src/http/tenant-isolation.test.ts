@@ -110,8 +110,8 @@ async function populateTenantA(): Promise<TenantA> {
   const template = await admin.client.post('/agent-templates', { name: templateName, agentId: agent.id });
   const blockTemplate = await admin.client.post(`/agent-templates/${template.body.id}/block-templates`, { label: `${TAG}-policy`, value: `${TAG} policy`, limit: 200 });
   const version = await admin.client.post(`/agent-templates/${template.body.id}/versions`, { message: `${TAG} version` });
-  const deployment = await admin.client.post(`/template-versions/${templateName}:2/agents`, { memoryVariables: {} });
-  const migration = await admin.client.post(`/template-versions/${templateName}:2/migrate`, {});
+  const deployment = await admin.client.post(`/template-versions/${templateName}:1/agents`, { memoryVariables: {} });
+  const migration = await admin.client.post(`/template-versions/${templateName}:1/migrate`, {});
   const simulated = await admin.client.get(`/agent-templates/${template.body.id}/simulated-agents/default`);
   for (const made of [template, blockTemplate, version, deployment, migration, simulated]) expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
   const oauthApp = await createTestOAuthApp(stack, { grantTypes: ['device_code'], isPublicClient: true, name: `${TAG} app` });
@@ -155,7 +155,7 @@ async function populateTenantA(): Promise<TenantA> {
     templateId: template.body.id,
     entityId: template.body.entityId,
     template: templateName,
-    slug: `${templateName}:2`,
+    slug: `${templateName}:1`,
     deployedAgentTemplateId: version.body.version.id,
     deployment_id: deployment.body.deploymentId,
     workflowId: migration.body.workflowId,
@@ -241,7 +241,7 @@ describe('tenant isolation', () => {
     expect((await admin.client.get('/organizations/self/invite-rules')).body.rules).toHaveLength(1);
     expect((await admin.client.get(`/ade-preferences/${params.agentId}`)).body).toEqual({ displayConfig: { note: `${TAG} layout` } });
     const template = await admin.client.get(`/agent-templates/${params.agentTemplateId}`);
-    expect(template.body).toMatchObject({ name: params.template, latestDeployedVersion: '2' });
+    expect(template.body).toMatchObject({ name: params.template, latestDeployedVersion: '1' });
     expect((await admin.client.get(`/block-templates/${params.blockTemplateId}`)).body.value).toBe(`${TAG} policy`);
     expect((await admin.client.get(`/simulated-agents/${params.simulatedAgentId}`)).body).toMatchObject({ isCorrupted: false });
     expect((await v1(apiKey, 'GET', `/_internal_templates/deployment/${params.deployment_id}`)).total_count).toBe(1);

@@ -56,7 +56,13 @@ export function agentTemplateRoutes(services: AppServices): FastifyPluginAsyncZo
         const { body } = request;
         const view = await services.templates.create(
           requireContext(request),
-          { source: { type: 'agent', agentId: body.agentId }, name: body.name, description: body.description, projectId: body.projectId },
+          {
+            source: { type: 'agent', agentId: body.agentId },
+            name: body.name,
+            description: body.description,
+            projectId: body.projectId,
+            saveFirstVersion: false,
+          },
           'console',
         );
         return reply.code(201).send(templateToWire(view));

@@ -25,6 +25,10 @@ async function templateFixture(blocks: Array<{ label: string; value: string; lim
   const name = uniqueName('tpl');
   const created = await user.client.post('/agent-templates', { name, agentId: design.id });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
+  // A template made in the console has no version until the editor saves one.
+  expect(created.body).toMatchObject({ latestDeployedVersion: '0', latestDeployedId: null, hasUnsavedChanges: true });
+  const first = await user.client.post(`/agent-templates/${created.body.id}/versions`, { message: 'first' });
+  expect(first.body.version.version).toBe('1');
   return { user, apiKey, client, designId: design.id, templateId: created.body.id, name };
 }
 
@@ -307,7 +311,7 @@ describe('templates in the console', () => {
     const imported = await upload(name);
     expect(imported.status).toBe(201);
     const body = await imported.json();
-    expect(body).toMatchObject({ name, latestDeployedVersion: '1', hasUnsavedChanges: false });
+    expect(body).toMatchObject({ name, latestDeployedVersion: '0', hasUnsavedChanges: true });
     expect(body.agentState.blocks.map((block: { value: string }) => block.value)).toEqual(['I am {{botName}}.']);
     const broken = new FormData();
     broken.append('name', uniqueName('broken'));

@@ -28,6 +28,8 @@ async function templateFixture(name: string): Promise<Fixture> {
   });
   const created = await user.client.post('/agent-templates', { name, agentId: design.id });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const saved = await user.client.post(`/agent-templates/${created.body.id}/versions`, { message: 'version one' });
+  expect(saved.status, JSON.stringify(saved.body)).toBe(201);
   return { user, client, templateId: created.body.id, name };
 }
 

@@ -145,7 +145,7 @@ export function templateRoutes(services: AppServices): FastifyPluginAsyncZod {
           body.type === 'agent'
             ? { type: 'agent' as const, agentId: body.agent_id }
             : { type: 'agent_file' as const, agentFile: body.agent_file, updateExistingTools: body.update_existing_tools ?? false };
-        return templateToWire(await services.templates.create(requireContext(request), { source, name: body.name }, 'v1'));
+        return templateToWire(await services.templates.create(requireContext(request), { source, name: body.name, saveFirstVersion: true }, 'v1'));
       },
     );
 

@@ -269,9 +269,19 @@ export function createTemplateService(deps: TemplateServiceDeps) {
   return {
     resolveVersion,
 
+    /**
+     * A template of an agent or an agent file. The public API saves it as version 1 at once (its answer names the
+     * latest version); the console leaves the first save to the editor (create, try it, save a version, deploy).
+     */
     async create(
       ctx: RequestContext,
-      input: { source: TemplateSource; name?: string | undefined; description?: string | undefined; projectId?: string | undefined },
+      input: {
+        source: TemplateSource;
+        name?: string | undefined;
+        description?: string | undefined;
+        projectId?: string | undefined;
+        saveFirstVersion: boolean;
+      },
       rules: NameRules,
     ): Promise<TemplateView> {
       const name = input.name ?? randomTemplateName();
@@ -289,7 +299,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
         latestVersion: 0,
         entityId: newId('templateEntity'),
       });
-      await saveVersion(ctx, template.id, 'Initial version');
+      if (input.saveFirstVersion) await saveVersion(ctx, template.id, 'Initial version');
       return viewOf(ctx, await findById(ctx, template.id));
     },
 
@@ -315,6 +325,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
           name: input.name,
           description: input.description,
           projectId: input.projectId,
+          saveFirstVersion: false,
         },
         'console',
       );
@@ -326,7 +337,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       const base = agent.agent.name.replace(/[^A-Za-z0-9_-]+/g, '-');
       let name = base;
       for (let suffix = 2; await AgentTemplate.query(db).forOrg(ctx.organizationId).findOne({ name }); suffix++) name = `${base}-${suffix}`;
-      return this.create(ctx, { source: { type: 'agent', agentId }, name }, 'v1');
+      return this.create(ctx, { source: { type: 'agent', agentId }, name, saveFirstVersion: true }, 'v1');
     },
 
     async get(ctx: RequestContext, id: string): Promise<TemplateView> {
