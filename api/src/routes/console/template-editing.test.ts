@@ -252,6 +252,19 @@ describe('simulated agents', () => {
     expect(synced.body.agentState).toMatchObject({ systemPrompt: 'You are Bo, brief.', tags: ['beta'] });
     expect(synced.body.agentState.blocks.map((block: { value: string }) => block.value)).toEqual(['I am {{botName}}, improved.', 'The user is {{userName}}.']);
     expect(await blocksOf(fixture.client, agentId)).toEqual({ persona: 'I am Bo, improved.', human: 'The user is Kim.' });
+    // An identity linked to the agent joins the template; one the template drops leaves the agent.
+    const v1 = (method: string, path: string, body?: unknown) =>
+      fetch(`${stack.baseUrl}/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${fixture.apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    const identity = await (await v1('POST', '/identities/', { identifier_key: uniqueName('kim'), name: 'Kim', identity_type: 'user' })).json();
+    expect((await v1('PATCH', `/agents/${agentId}/identities/attach/${identity.id}`)).status).toBe(200);
+    await console.post(`/agent-templates/${fixture.templateId}/simulated-agents/default/sync`);
+    expect((await console.get(`/agent-templates/${fixture.templateId}`)).body.agentState.identityIds).toEqual([identity.id]);
+    await console.patch(`/agent-templates/${fixture.templateId}`, { identityIds: [] });
+    expect((await fixture.client.agents.retrieve(agentId)).identity_ids).toEqual([]);
     // Saving a version takes in edits not synced yet.
     await fixture.client.agents.update(agentId, { system: 'You are Bo, very brief.' });
     await saveVersion(fixture, 'brief');

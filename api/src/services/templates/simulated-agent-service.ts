@@ -6,7 +6,7 @@ import {
   sameJson,
   type TemplateSnapshot,
 } from '@engram/core/templates/snapshot';
-import { Agent, AgentTemplate, SimulatedAgent, newId, type Database } from '@engram/db';
+import { Agent, AgentTemplate, Identity, IdentityAgent, SimulatedAgent, newId, type Database } from '@engram/db';
 import { applySnapshotToAgent } from '@engram/integrations/templates';
 import { AppError, ConsoleError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
@@ -92,7 +92,7 @@ export function createSimulatedAgentService(deps: SimulatedAgentServiceDeps) {
     return reason;
   }
 
-  /** Applies the working state to the existing agent in one transaction, messages kept. */
+  /** Applies the working state to the existing agent in one transaction (tags, folders and identities too), messages kept. */
   async function apply(ctx: RequestContext, template: AgentTemplate, simulated: SimulatedAgent, agentId: string): Promise<void> {
     const snapshot = template.workingSnapshot;
     await db.transaction(async (trx) => {
@@ -101,6 +101,12 @@ export function createSimulatedAgentService(deps: SimulatedAgentServiceDeps) {
       agent.memoryVariables = variablesFor(snapshot, simulated);
       await applySnapshotToAgent(trx, ctx.organizationId, agent, snapshot, { strategy: 'reconcile-all', preserveCoreMemories: false }, { tags: snapshot.tags });
       await replaceFolders(trx, ctx.organizationId, agentId, snapshot.sourceIds, new Date());
+      // Identities deleted since are left out, as tools are.
+      const identities = await Identity.query(trx).forOrg(ctx.organizationId).whereIn('id', snapshot.identityIds).select('id');
+      await IdentityAgent.query(trx).forOrg(ctx.organizationId).where({ agentId }).delete();
+      if (identities.length > 0) {
+        await IdentityAgent.query(trx).insert(identities.map((identity) => ({ identityId: identity.id, agentId, organizationId: ctx.organizationId })));
+      }
     });
     await simulated.$query(db).patch({ appliedState: await stateOf(ctx, agentId), corruptionReason: null });
   }
