@@ -259,7 +259,7 @@ describe('simulated agents', () => {
         headers: { authorization: `Bearer ${fixture.apiKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
         body: body ? JSON.stringify(body) : undefined,
       });
-    const identity = await (await v1('POST', '/identities/', { identifier_key: uniqueName('kim'), name: 'Kim', identity_type: 'user' })).json();
+    const identity = (await (await v1('POST', '/identities/', { identifier_key: uniqueName('kim'), name: 'Kim', identity_type: 'user' })).json()) as { id: string };
     expect((await v1('PATCH', `/agents/${agentId}/identities/attach/${identity.id}`)).status).toBe(200);
     await console.post(`/agent-templates/${fixture.templateId}/simulated-agents/default/sync`);
     expect((await console.get(`/agent-templates/${fixture.templateId}`)).body.agentState.identityIds).toEqual([identity.id]);
@@ -309,29 +309,30 @@ describe('simulated agents', () => {
 describe('templates in the console', () => {
   it('imports a template from an agent file, with the console name rules', async () => {
     const fixture = await templateFixture([{ label: 'persona', value: 'I am {{botName}}.' }]);
-    const exported = await (await fetch(`${stack.baseUrl}/v1/agents/${fixture.designId}/export`, { headers: { authorization: `Bearer ${fixture.apiKey}` } })).json();
+    const exported: unknown = await (await fetch(`${stack.baseUrl}/v1/agents/${fixture.designId}/export`, { headers: { authorization: `Bearer ${fixture.apiKey}` } })).json();
     const upload = (name: string) => {
       const form = new FormData();
       form.append('name', name);
       form.append('file', new Blob([JSON.stringify(exported)], { type: 'application/json' }), 'agent.af');
       return fetch(`${stack.baseUrl}/api/agent-template/import`, { method: 'POST', headers: { cookie: fixture.user.client.jar.header()! }, body: form });
     };
+    const messageOf = async (response: Response) => ((await response.json()) as { message: string }).message;
     const short = await upload('ab');
     expect(short.status).toBe(400);
-    expect((await short.json()).message).toBe('Name must be at least 3 characters long');
-    expect((await (await upload('has spaces')).json()).message).toBe('Name must be alphanumeric with underscores or dashes');
+    expect(await messageOf(short)).toBe('Name must be at least 3 characters long');
+    expect(await messageOf(await upload('has spaces'))).toBe('Name must be alphanumeric with underscores or dashes');
     const name = uniqueName('imported');
     const imported = await upload(name);
     expect(imported.status).toBe(201);
-    const body = await imported.json();
+    const body = (await imported.json()) as { agentState: { blocks: Array<{ value: string }> } };
     expect(body).toMatchObject({ name, latestDeployedVersion: '0', hasUnsavedChanges: true });
-    expect(body.agentState.blocks.map((block: { value: string }) => block.value)).toEqual(['I am {{botName}}.']);
+    expect(body.agentState.blocks.map((block) => block.value)).toEqual(['I am {{botName}}.']);
     const broken = new FormData();
     broken.append('name', uniqueName('broken'));
     broken.append('file', new Blob(['not json'], { type: 'application/json' }), 'agent.af');
     const refused = await fetch(`${stack.baseUrl}/api/agent-template/import`, { method: 'POST', headers: { cookie: fixture.user.client.jar.header()! }, body: broken });
     expect(refused.status).toBe(400);
-    expect((await refused.json()).message).toBe('The agent file is not valid JSON');
+    expect(await messageOf(refused)).toBe('The agent file is not valid JSON');
   });
 
   it('finds a template by its agent entity, a version as a deployed template, and a version’s memory variables', async () => {

@@ -21,7 +21,8 @@ import { IconPencil, IconPlus, IconSearch, IconTrash } from '@tabler/icons-react
 import { ConfirmDialog } from '../confirm-dialog.js';
 import { useMemberPermissions } from '../queries.js';
 import { templateKeys, useBlockTemplates, useOrganizationId } from './template-queries.js';
-import { templatesApi, type BlockTemplate, type BlockTemplateFields } from './templates-api.js';
+import { templatesApi } from './templates-api.js';
+import type { BlockTemplate, BlockTemplateFields } from './template-types.js';
 
 const EMPTY: BlockTemplateFields = { label: '', value: '', limit: 2000, description: null, preserveOnMigration: false, readOnly: false };
 

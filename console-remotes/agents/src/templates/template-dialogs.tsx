@@ -23,7 +23,8 @@ import {
 } from '@engram/console-kit';
 import { Checkbox, NumberInput, Progress, Select, Textarea } from '@engram/console-kit/widgets';
 import { templateKeys, useMigrations, useOrganizationId, useTemplateVersions } from './template-queries.js';
-import { templatesApi, versionSlug, type AgentTemplate, type Migration, type ReconciliationStrategy, type TemplateVersion } from './templates-api.js';
+import { templatesApi, versionSlug } from './templates-api.js';
+import type { AgentTemplate, Migration, ReconciliationStrategy, TemplateVersion } from './template-types.js';
 import { diffStates, type DiffLine } from './version-diff.js';
 
 const STRATEGIES: Array<{ value: ReconciliationStrategy; label: string }> = [

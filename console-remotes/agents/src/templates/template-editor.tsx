@@ -7,7 +7,8 @@ import { AgentWorkspaceView } from '../workspace/workspace.js';
 import { DeployModal, MigrationsModal, SaveVersionModal, VersionsModal } from './template-dialogs.js';
 import { TemplatePanel } from './template-panel.js';
 import { templateKeys, useOrganizationId, useSimulatedAgent, useTemplate } from './template-queries.js';
-import { templatesApi, type AgentTemplate, type SimulatedAgent } from './templates-api.js';
+import { templatesApi } from './templates-api.js';
+import type { AgentTemplate, SimulatedAgent } from './template-types.js';
 
 type Dialog = { kind: 'save' } | { kind: 'versions' } | { kind: 'deploy'; version: string } | { kind: 'migrations'; version: string | null };
 

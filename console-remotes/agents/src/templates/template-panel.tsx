@@ -5,7 +5,8 @@ import { NumberInput, Select, Switch, Textarea } from '@engram/console-kit/widge
 import { IconLink, IconPencil, IconPlus, IconTrash, IconUnlink } from '@tabler/icons-react';
 import { agentKeys, useMemberPermissions } from '../queries.js';
 import { templateKeys, useBlockTemplates, useOrganizationId } from './template-queries.js';
-import { templatesApi, type AgentTemplate, type SimulatedAgent, type TemplateBlock, type WorkingStateChange } from './templates-api.js';
+import { templatesApi } from './templates-api.js';
+import type { AgentTemplate, SimulatedAgent, TemplateBlock, WorkingStateChange } from './template-types.js';
 
 /**
  * A change of the working state: the API applies it to the template and rebuilds the simulated agent from it,

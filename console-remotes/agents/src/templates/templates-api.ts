@@ -1,94 +1,19 @@
 import { CONSOLE_API, send, sendJson } from '@engram/console-kit';
+import type {
+  AgentTemplate,
+  BlockTemplate,
+  BlockTemplateFields,
+  Migration,
+  ReconciliationStrategy,
+  SimulatedAgent,
+  TemplateVersion,
+  WorkingStateChange,
+} from './template-types.js';
 
 /*
  * The console API of templates (api/src/routes/console/agent-templates.ts, block-templates.ts,
  * simulated-agents.ts): thin functions, one per route, with the shapes those routes answer.
  */
-
-export type MemoryVariable = { key: string; defaultValue: string | null; type: 'string' };
-
-export type TemplateBlock = {
-  label: string;
-  value: string;
-  limit: number;
-  description: string | null;
-  readOnly: boolean;
-  preserveOnMigration: boolean;
-  blockTemplateId: string | null;
-};
-
-/** A template's working (or a saved) state. */
-export type AgentState = {
-  model: string;
-  systemPrompt: string;
-  toolIds: string[];
-  sourceIds: string[];
-  tags: string[];
-  identityIds: string[];
-  agentType: string;
-  toolRules: Array<Record<string, unknown>>;
-  memoryVariables: MemoryVariable[];
-  toolVariables: MemoryVariable[];
-  blocks: TemplateBlock[];
-  properties: { temperature: number | null; contextWindow: number; maxTokens: number | null };
-};
-
-export type AgentTemplate = {
-  id: string;
-  name: string;
-  description: string | null;
-  projectId: string;
-  entityId: string;
-  latestDeployedVersion: string;
-  latestDeployedId: string | null;
-  hasUnsavedChanges: boolean;
-  updatedAt: string;
-  agentState: AgentState;
-};
-
-export type TemplateVersion = { id: string; version: string; agentTemplateId: string; message: string | null; createdAt: string; agentState: AgentState };
-
-export type Migration = {
-  workflowId: string;
-  status: 'running' | 'completed' | 'aborted' | 'failed';
-  startedAt: string;
-  completedAt: string | null;
-  templateVersion: string;
-  total: number;
-  migrated: number;
-  failed: number;
-  untouched: number;
-  failures: Array<{ agentId: string; reason: string }>;
-};
-
-export type BlockTemplate = {
-  id: string;
-  entityId: string;
-  label: string;
-  value: string;
-  limit: number;
-  description: string | null;
-  preserveOnMigration: boolean;
-  readOnly: boolean;
-  projectId: string | null;
-  createdAt: string;
-  updatedAt: string;
-};
-
-export type BlockTemplateFields = Pick<BlockTemplate, 'label' | 'value' | 'limit' | 'description' | 'preserveOnMigration' | 'readOnly'>;
-
-export type SimulatedAgent = { id: string; name: string; agentId: string | null; agentTemplateId: string; isCorrupted: boolean; reason: string | null };
-
-export type ReconciliationStrategy = 'preserve-deleted' | 'reconcile-all';
-
-/** What the editor changes in a template's working state. */
-export type WorkingStateChange = Partial<{
-  systemPrompt: string;
-  blocks: TemplateBlock[];
-  memoryVariables: MemoryVariable[];
-  toolVariables: MemoryVariable[];
-  temperature: number;
-}>;
 
 const api = (suffix: string) => `${CONSOLE_API}${suffix}`;
 const segment = encodeURIComponent;
@@ -101,7 +26,6 @@ export const templatesApi = {
     sendJson<AgentTemplate>(api('/agent-templates'), { method: 'POST', json: body }),
   update: (templateId: string, change: WorkingStateChange) =>
     sendJson<AgentTemplate>(api(`/agent-templates/${segment(templateId)}`), { method: 'PATCH', json: change }),
-  remove: (templateId: string, force: boolean) => send(api(`/agent-templates/${segment(templateId)}`), { method: 'DELETE', query: { force } }),
 
   versions: (templateId: string, page: { offset: number; limit: number }) =>
     sendJson<{ versions: TemplateVersion[]; hasNextPage: boolean }>(api(`/agent-templates/${segment(templateId)}/versions`), { query: page }),
@@ -126,7 +50,6 @@ export const templatesApi = {
     send(api(`/agent-templates/${segment(templateId)}/block-templates/${segment(blockTemplateId)}`), { method: 'DELETE' }),
 
   simulatedAgent: (templateId: string) => sendJson<SimulatedAgent>(api(`/agent-templates/${segment(templateId)}/simulated-agents/default`)),
-  syncSimulatedAgent: (templateId: string) => send(api(`/agent-templates/${segment(templateId)}/simulated-agents/default/sync`), { method: 'POST' }),
   flushSimulatedAgent: (simulatedAgentId: string) => sendJson<SimulatedAgent>(api(`/simulated-agents/${segment(simulatedAgentId)}/flush`), { method: 'POST' }),
   refreshSimulatedAgent: (simulatedAgentId: string) => sendJson<SimulatedAgent>(api(`/simulated-agents/${segment(simulatedAgentId)}/refresh`), { method: 'POST' }),
   simulatedVariables: (simulatedAgentId: string) => sendJson<{ memoryVariables: Record<string, string> }>(api(`/simulated-agents/${segment(simulatedAgentId)}/variables`)),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentState } from './templates-api.js';
+import type { AgentState } from './template-types.js';
 import { diffLines, diffStates } from './version-diff.js';
 
 function state(overrides: Partial<AgentState> = {}): AgentState {

@@ -1,4 +1,4 @@
-import type { AgentState, MemoryVariable, TemplateBlock } from './templates-api.js';
+import type { AgentState, MemoryVariable, TemplateBlock } from './template-types.js';
 
 export type DiffLine = { kind: 'same' | 'added' | 'removed'; text: string };
 
