@@ -123,7 +123,13 @@ export function TemplateEditor() {
   return (
     <>
       {simulated.data.agentId ? (
-        <AgentWorkspaceView agentId={simulated.data.agentId} header={header} templatePanel={<TemplatePanel template={template.data} simulated={simulated.data} />} />
+        // A rebuilt simulated agent is another agent: its workspace starts afresh (its chat included).
+        <AgentWorkspaceView
+          key={simulated.data.agentId}
+          agentId={simulated.data.agentId}
+          header={header}
+          templatePanel={<TemplatePanel template={template.data} simulated={simulated.data} />}
+        />
       ) : (
         header
       )}
