@@ -86,3 +86,6 @@ export function createCpuMeter(deps: { db: Database; temporalServerPid: number |
     },
   };
 }
+
+/** What `createCpuMeter` returns: measures a phase. */
+export type CpuMeter = ReturnType<typeof createCpuMeter>;

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FileIngestionBenchResult } from './file-ingestion.js';
+import type { TemplateMigrationBenchResult } from './template-migration.js';
 import type { QueryCounts } from './stack.js';
 import type { Summary } from './stats.js';
 
@@ -40,6 +41,7 @@ export type BenchResults = {
   };
   messageList: { limit: number; stored1kMs: Summary; stored100kMs: Summary; stored100kInContextMs: Summary };
   fileIngestion: FileIngestionBenchResult;
+  templateMigration: TemplateMigrationBenchResult;
 };
 
 const ms = (value: number) => value.toFixed(1);
@@ -57,7 +59,7 @@ const latencyRow = (label: string, summary: Summary) => [label, ms(summary.p50),
 const cpuCell = (value: number | null) => (value === null ? 'n/a' : ms(value));
 
 export function formatReport(results: BenchResults): string {
-  const { machine, setup, oneStepSend, stream, throughput, messageList, fileIngestion } = results;
+  const { machine, setup, oneStepSend, stream, throughput, messageList, fileIngestion, templateMigration } = results;
   const worker =
     setup.workerPlacement === 'in-process'
       ? 'the worker runs in the same process as the API (--worker-process runs it as a separate process)'
@@ -130,6 +132,23 @@ export function formatReport(results: BenchResults): string {
         ['MB/s', fileIngestion.megabytesPerSecond.toFixed(2)],
         ['start to completed (s)', (fileIngestion.totalMs / 1000).toFixed(1)],
         ['of which parse and chunk (s)', (fileIngestion.parseAndChunkMs / 1000).toFixed(1)],
+      ],
+    ),
+    '',
+    `6. Template migration: ${templateMigration.agents} agents with ${templateMigration.blocksPerAgent} blocks each moved to a new version by the migration workflow`,
+    table(
+      ['measurement', 'value'],
+      [
+        ['agents/s', templateMigration.agentsPerSecond.toFixed(1)],
+        ['migrated / failed', `${templateMigration.migrated} / ${templateMigration.failed}`],
+        ['start to completed (s)', (templateMigration.wallMs / 1000).toFixed(1)],
+        [
+          setup.workerPlacement === 'in-process' ? 'CPU per agent: this process (API and worker)' : 'CPU per agent: this process (API)',
+          ms(templateMigration.cpuMsPerAgent.benchProcess),
+        ],
+        ...(setup.workerPlacement === 'child-process' ? [['CPU per agent: worker process', cpuCell(templateMigration.cpuMsPerAgent.workerProcess)]] : []),
+        ['CPU per agent: PostgreSQL', cpuCell(templateMigration.cpuMsPerAgent.postgres)],
+        ['CPU per agent: Temporal server', cpuCell(templateMigration.cpuMsPerAgent.temporalServer)],
       ],
     ),
   ].join('\n');

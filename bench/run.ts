@@ -12,6 +12,7 @@ import { startScriptedModelServer } from '@engram/testing/model-server/index';
 import { startBareWorkflowRunner } from './bare/runner.js';
 import { createCpuMeter } from './cpu.js';
 import { runFileIngestionBench } from './file-ingestion.js';
+import { runTemplateMigrationBench } from './template-migration.js';
 import { createEngramHttpClient, SCRIPTED_REPLY, type EngramHttpClient } from './http.js';
 import { startBenchInfrastructure } from './infra.js';
 import { formatReport, writeResults, type BenchResults } from './report.js';
@@ -37,6 +38,7 @@ const LIST_SAMPLES = 100;
 const SMALL_HISTORY = 1_000;
 const LARGE_HISTORY = 100_000;
 const INGESTED_FILE_BYTES = 5_000_000;
+const MIGRATED_AGENTS = 1_000;
 /** After cleanup the process should exit on its own; this only ends it if some handle lingers. */
 const EXIT_GRACE_MS = 5_000;
 
@@ -114,7 +116,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const client = createEngramHttpClient(stack.baseUrl, stack.apiKey);
   log(`API on ${stack.baseUrl}, worker ${options.workerPlacement}`);
 
-  log(`1/5 one-step sends and bare workflows: ${options.warmup} warm-up + ${options.samples} samples each`);
+  log(`1/6 one-step sends and bare workflows: ${options.warmup} warm-up + ${options.samples} samples each`);
   const oneStep = await measureOneStepOverhead(
     { client, bare, queryCounts: stack.queryCounts },
     { agentIds: await createAgents(client, 'one-step', LATENCY_AGENTS), warmup: options.warmup, samples: options.samples },
@@ -123,14 +125,14 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const engramMs = summarize(oneStep.sendLatenciesMs);
   const bareTemporalMs = summarize(oneStep.bareLatenciesMs);
 
-  log(`2/5 streamed sends: ${options.warmup} warm-up + ${options.samples} samples`);
+  log(`2/6 streamed sends: ${options.warmup} warm-up + ${options.samples} samples`);
   const stream = await measureStreamLatency(client, {
     agentIds: await createAgents(client, 'stream', LATENCY_AGENTS),
     warmup: options.warmup,
     samples: options.samples,
   });
 
-  log(`3/5 throughput: ${THROUGHPUT_AGENTS} agents x ${THROUGHPUT_MESSAGES_PER_AGENT} messages`);
+  log(`3/6 throughput: ${THROUGHPUT_AGENTS} agents x ${THROUGHPUT_MESSAGES_PER_AGENT} messages`);
   const throughputAgents = await createAgents(client, 'throughput', THROUGHPUT_AGENTS);
   const cpuMeter = createCpuMeter({ db: stack.db, temporalServerPid: infrastructure.temporalServerPid, workerPid: stack.workerPid });
   const { result: throughput, cpu } = await cpuMeter.measure(() =>
@@ -139,7 +141,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const completedSends = Math.max(1, throughput.completed);
   const perMessage = (ms: number | null) => (ms === null ? null : ms / completedSends);
 
-  log(`4/5 message list: seeding ${SMALL_HISTORY} and ${LARGE_HISTORY} messages`);
+  log(`4/6 message list: seeding ${SMALL_HISTORY} and ${LARGE_HISTORY} messages`);
   const [smallHistoryAgent, largeHistoryAgent] = (await createAgents(client, 'history', 2)) as [string, string];
   await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: smallHistoryAgent, count: SMALL_HISTORY });
   await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: largeHistoryAgent, count: LARGE_HISTORY });
@@ -149,10 +151,16 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   await putHistoryInContext(stack.db, largeHistoryAgent);
   const stored100kInContextMs = summarize(await measureMessageList(client, { ...listPlan, agentId: largeHistoryAgent }));
 
-  log(`5/5 file ingestion: ${INGESTED_FILE_BYTES / 1e6} MB of markdown`);
+  log(`5/6 file ingestion: ${INGESTED_FILE_BYTES / 1e6} MB of markdown`);
   const fileIngestion = await runFileIngestionBench(
     { db: stack.db, temporal: stack.temporal, taskQueue: stack.taskQueue, organizationId: stack.organizationId },
     { bytes: INGESTED_FILE_BYTES, log },
+  );
+
+  log(`6/6 template migration: ${MIGRATED_AGENTS} agents with 3 blocks each`);
+  const templateMigration = await runTemplateMigrationBench(
+    { baseUrl: stack.baseUrl, apiKey: stack.apiKey, db: stack.db, organizationId: stack.organizationId, cpuMeter },
+    { agents: MIGRATED_AGENTS, log },
   );
 
   return {
@@ -208,6 +216,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
     },
     messageList: { limit: LIST_LIMIT, stored1kMs, stored100kMs, stored100kInContextMs },
     fileIngestion,
+    templateMigration,
   };
 }
 

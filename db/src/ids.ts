@@ -25,6 +25,9 @@ export const ID_PREFIXES = {
   deployment: 'deployment',
   blockTemplate: 'block_template',
   templateMigration: 'template_migration',
+  simulatedAgent: 'simulated_agent',
+  /** The agent entity of a template, which agents made from it name as their `entity_id`. */
+  templateEntity: 'entity',
   batch: 'batch',
   batchItem: 'batch_item',
   scheduledMessage: 'scheduled_message',

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { Agent, AgentTemplate, TemplateMigration, TemplateMigrationAgent, type Database } from '@engram/db';
+import { Agent, TemplateMigration, TemplateMigrationAgent, type Database } from '@engram/db';
 import { migrateTemplateAgent } from '@engram/integrations/templates';
 
 export type TemplateMigrationDeps = { db: Database };
@@ -36,7 +36,6 @@ export function createTemplateMigrationActivities(deps: TemplateMigrationDeps) {
     async listTemplateMigrationAgents(ref: MigrationRef): Promise<{ total: number }> {
       const migration = await TemplateMigration.query(db).forOrg(ref.organizationId).findById(ref.migrationId);
       if (!migration) return { total: 0 };
-      const template = await AgentTemplate.query(db).forOrg(ref.organizationId).findById(migration.templateId);
       const agents = Agent.query(db)
         .forOrg(ref.organizationId)
         .where('agents.template_id', migration.templateId)
@@ -44,7 +43,6 @@ export function createTemplateMigrationActivities(deps: TemplateMigrationDeps) {
           query.whereNull('agents.template_version_id').orWhereNot('agents.template_version_id', migration.toVersionId);
         })
         .select('agents.id');
-      if (template?.simulatedAgentId) agents.whereNot('agents.id', template.simulatedAgentId);
       const rows = (await agents).map((agent) => ({
         migrationId: ref.migrationId,
         agentId: agent.id,

@@ -319,12 +319,30 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'POST /v1/templates/:template/agents': needs(agents.create, RESOURCE_PERMISSIONS.templates.read),
   'POST /v1/templates/:template/migrate': needs(RESOURCE_PERMISSIONS.templates.update, agents.update),
   'DELETE /v1/_internal_templates/deployment/:deployment_id': needs(agents.delete),
+  // A deployment's entities made one by one are agents and blocks (blocks are the agents' family).
+  'POST /v1/_internal_templates/agents': needs(agents.create),
+  'POST /v1/_internal_templates/blocks': needs(agents.create),
+  'POST /v1/_internal_templates/blocks/batch': needs(agents.create),
   'POST /api/agent-templates/migrations/:workflowId/abort': needs(RESOURCE_PERMISSIONS.templates.update),
   'PATCH /api/agent-templates/:agentTemplateId/name': needs(RESOURCE_PERMISSIONS.templates.update),
   'POST /api/agent-templates/:agentTemplateId/fork': needs(RESOURCE_PERMISSIONS.templates.create),
   'POST /api/agent-templates/:agentTemplateId/versions': needs(RESOURCE_PERMISSIONS.templates.update),
   'POST /api/template-versions/:slug/agents': needs(agents.create, RESOURCE_PERMISSIONS.templates.read),
   'POST /api/template-versions/:slug/migrate': needs(RESOURCE_PERMISSIONS.templates.update, agents.update),
+  'POST /api/agent-template/import': needs(RESOURCE_PERMISSIONS.templates.create),
+  // Attaching and detaching block templates changes the template; creating one on the way is a block template too.
+  'POST /api/agent-templates/:agentTemplateId/block-templates': needs(RESOURCE_PERMISSIONS.blockTemplates.create, RESOURCE_PERMISSIONS.templates.update),
+  'POST /api/agent-templates/:agentTemplateId/block-templates/:blockTemplateId': needs(
+    RESOURCE_PERMISSIONS.blockTemplates.read,
+    RESOURCE_PERMISSIONS.templates.update,
+  ),
+  'DELETE /api/agent-templates/:agentTemplateId/block-templates/:blockTemplateId': needs(RESOURCE_PERMISSIONS.templates.update),
+  // A simulated agent is the template editor's: syncing writes the working state, rebuilding and new variables
+  // change what the editor tests; starting its conversation over is talking to it.
+  'POST /api/agent-templates/:agentTemplateId/simulated-agents/default/sync': needs(RESOURCE_PERMISSIONS.templates.update),
+  'POST /api/simulated-agents/:simulatedAgentId/refresh': needs(RESOURCE_PERMISSIONS.templates.update),
+  'PUT /api/simulated-agents/:simulatedAgentId/variables': needs(RESOURCE_PERMISSIONS.templates.update),
+  'POST /api/simulated-agents/:simulatedAgentId/flush': needs(RESOURCE_PERMISSIONS.templates.read, 'message_agents'),
 };
 
 /** A path prefix and what its routes need when they have no rule of their own. */
@@ -357,6 +375,10 @@ const FAMILIES: Family[] = [
   { prefix: '/api/agent-templates', resource: RESOURCE_PERMISSIONS.templates },
   { prefix: '/api/agent-templates-memory-variables', resource: RESOURCE_PERMISSIONS.templates },
   { prefix: '/api/template-versions', resource: RESOURCE_PERMISSIONS.templates },
+  { prefix: '/api/deployed-agent-templates', resource: RESOURCE_PERMISSIONS.templates },
+  { prefix: '/api/templates', resource: RESOURCE_PERMISSIONS.templates },
+  { prefix: '/api/simulated-agents', resource: RESOURCE_PERMISSIONS.templates },
+  { prefix: '/api/block-templates', resource: RESOURCE_PERMISSIONS.blockTemplates },
   { prefix: '/v1/projects', resource: projects },
   // Traces and metrics show what agents did: reading agents is what it takes (analysts included).
   { prefix: '/api/traces', rule: needs(agents.read) },

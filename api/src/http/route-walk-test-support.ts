@@ -28,7 +28,9 @@ export function unknownValue(param: string): string {
   if (shaped) {
     // A resource parameter gets a value of its own id shape, so the walk reaches access control and the lookup.
     const uuid = randomUUID();
-    const candidates = [...Object.values(ID_PREFIXES), 'archive', 'passage', 'sandbox', 'sandbox-env'].map((prefix) => `${prefix}-${uuid}`);
+    // Besides ids, a template migration is named by its workflow id.
+    const prefixes = [...Object.values(ID_PREFIXES), 'archive', 'passage', 'sandbox', 'sandbox-env', `template-migration-${ID_PREFIXES.templateMigration}`];
+    const candidates = prefixes.map((prefix) => `${prefix}-${uuid}`);
     const fitting = [uuid, ...candidates].find((candidate) => shaped(candidate));
     if (fitting) return fitting;
   }

@@ -105,6 +105,15 @@ async function populateTenantA(): Promise<TenantA> {
     messages: [{ role: 'user', content: `${TAG} scheduled` }],
     schedule: { type: 'recurring', cron_expression: '0 3 1 1 *' },
   });
+  // A template with a saved version, a deployment, a migration, a block template and its simulated agent.
+  const templateName = `${TAG}-template`;
+  const template = await admin.client.post('/agent-templates', { name: templateName, agentId: agent.id });
+  const blockTemplate = await admin.client.post(`/agent-templates/${template.body.id}/block-templates`, { label: `${TAG}-policy`, value: `${TAG} policy`, limit: 200 });
+  const version = await admin.client.post(`/agent-templates/${template.body.id}/versions`, { message: `${TAG} version` });
+  const deployment = await admin.client.post(`/template-versions/${templateName}:1/agents`, { memoryVariables: {} });
+  const migration = await admin.client.post(`/template-versions/${templateName}:1/migrate`, {});
+  const simulated = await admin.client.get(`/agent-templates/${template.body.id}/simulated-agents/default`);
+  for (const made of [template, blockTemplate, version, deployment, migration, simulated]) expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
   const oauthApp = await createTestOAuthApp(stack, { grantTypes: ['device_code'], isPublicClient: true, name: `${TAG} app` });
   const connection = await connectThroughDevice(stack, admin, oauthApp);
 
@@ -142,6 +151,16 @@ async function populateTenantA(): Promise<TenantA> {
     token: clientToken.token.split('.')[0],
     clientId: oauthApp.clientId,
     connectionId: connection.connectionId,
+    agentTemplateId: template.body.id,
+    templateId: template.body.id,
+    entityId: template.body.entityId,
+    template: templateName,
+    slug: `${templateName}:1`,
+    deployedAgentTemplateId: version.body.version.id,
+    deployment_id: deployment.body.deploymentId,
+    workflowId: migration.body.workflowId,
+    blockTemplateId: blockTemplate.body.blockTemplate.id,
+    simulatedAgentId: simulated.body.id,
     // An invite code is a credential, not an id: whoever holds A's code may see that invite, by design.
     // B probes with a code of its own making instead.
     inviteCode: randomBytes(24).toString('base64url'),
@@ -221,6 +240,11 @@ describe('tenant isolation', () => {
     expect((await admin.client.get('/organizations/self/invited-members')).body.members).toHaveLength(1);
     expect((await admin.client.get('/organizations/self/invite-rules')).body.rules).toHaveLength(1);
     expect((await admin.client.get(`/ade-preferences/${params.agentId}`)).body).toEqual({ displayConfig: { note: `${TAG} layout` } });
+    const template = await admin.client.get(`/agent-templates/${params.agentTemplateId}`);
+    expect(template.body).toMatchObject({ name: params.template, latestDeployedVersion: '1' });
+    expect((await admin.client.get(`/block-templates/${params.blockTemplateId}`)).body.value).toBe(`${TAG} policy`);
+    expect((await admin.client.get(`/simulated-agents/${params.simulatedAgentId}`)).body).toMatchObject({ isCorrupted: false });
+    expect((await v1(apiKey, 'GET', `/_internal_templates/deployment/${params.deployment_id}`)).total_count).toBe(1);
     expect((await v1(apiKey, 'GET', '/client-side-access-tokens')).tokens.map((token: { token: string }) => token.token)).toEqual([params.token]);
     expect((await admin.client.get(`/user/self/connected-apps/${params.clientId}/connections?status=active`)).body.connections).toHaveLength(1);
     expect((await new ConsoleClient(stack.baseUrl).post('/user/login', { email: admin.email, password: admin.password })).status).toBe(200);

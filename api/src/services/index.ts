@@ -39,6 +39,8 @@ import { createFolderService } from './folders/folder-service.js';
 import { createAgentFolderService } from './agents/agent-folders-service.js';
 import { createClientSideAccessTokenService } from './access-tokens/client-side-access-tokens.js';
 import { createOAuthServices } from './oauth/index.js';
+import { createBlockTemplateService } from './templates/block-template-service.js';
+import { createSimulatedAgentService } from './templates/simulated-agent-service.js';
 import { createTemplateService } from './templates/template-service.js';
 import { createBillingServices, type BillingMode } from './billing/index.js';
 import { createAdminServices } from './admin/index.js';
@@ -115,13 +117,16 @@ export function createServices(deps: ServiceDeps) {
   const fileIngestion = createFileIngestionClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const folders = createFolderService({ db: deps.db, models, fileIngestion });
   const agentFolders = createAgentFolderService({ db: deps.db, secrets: deps.secrets });
+  const simulatedAgents = createSimulatedAgentService({ db: deps.db, agents, messageHistory });
   const templates = createTemplateService({
     db: deps.db,
     agents,
     agentFiles,
     organizations,
     migrations: createTemplateMigrationClient({ client: deps.temporal, taskQueue: deps.taskQueue }),
+    simulatedAgents,
   });
+  const blockTemplates = createBlockTemplateService({ db: deps.db, templates, organizations });
   return {
     apiKeys,
     organizations,
@@ -152,6 +157,8 @@ export function createServices(deps: ServiceDeps) {
     folders,
     agentFolders,
     templates,
+    simulatedAgents,
+    blockTemplates,
     batches: createBatchService({ db: deps.db, messageBatches: createMessageBatchClient({ client: deps.temporal, taskQueue: deps.taskQueue }) }),
     chatCompletions: createChatCompletionService({ runs, follow: runLog.follow }),
     schedules: createScheduleService({ db: deps.db, scheduledMessages: createScheduledMessageClient({ client: deps.temporal, taskQueue: deps.taskQueue }) }),

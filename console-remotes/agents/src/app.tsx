@@ -1,5 +1,5 @@
-import { lazy } from 'react';
-import { Route, Routes } from '@engram/console-kit';
+import { lazy, Suspense } from 'react';
+import { Loader, Route, Routes } from '@engram/console-kit';
 import { AgentsListPage } from './agents-list.js';
 import { CreateAgentPage } from './create-agent.js';
 import { SectionLayout } from './section-layout.js';
@@ -13,11 +13,15 @@ const McpServerPage = lazy(() => import('./mcp/mcp-server-page.js').then((module
 const ProvidersPage = lazy(() => import('./providers/providers-page.js').then((module) => ({ default: module.ProvidersPage })));
 const IdentitiesPage = lazy(() => import('./identities/identities-page.js').then((module) => ({ default: module.IdentitiesPage })));
 const SandboxPage = lazy(() => import('./sandbox/sandbox-page.js').then((module) => ({ default: module.SandboxPage })));
+const TemplatesPage = lazy(() => import('./templates/templates-page.js').then((module) => ({ default: module.TemplatesPage })));
+const BlockTemplatesPage = lazy(() => import('./templates/block-templates-page.js').then((module) => ({ default: module.BlockTemplatesPage })));
+const TemplateEditor = lazy(() => import('./templates/template-editor.js').then((module) => ({ default: module.TemplateEditor })));
 
 /**
  * The agents remote's one app entry (`agents/app`), mounted by the shell under
  * /projects/:projectSlug/agents/*; the project comes from the kit's ProjectContext. The agent workspace
- * and the new-agent form take the whole page; the other screens share a row of links between them.
+ * and the new-agent form take the whole page, as does a template's editor; the other screens share a row of links
+ * between them.
  */
 export default function AgentsApp() {
   return (
@@ -32,8 +36,18 @@ export default function AgentsApp() {
         <Route path="providers" element={<ProvidersPage />} />
         <Route path="identities" element={<IdentitiesPage />} />
         <Route path="sandbox" element={<SandboxPage />} />
+        <Route path="templates" element={<TemplatesPage />} />
+        <Route path="block-templates" element={<BlockTemplatesPage />} />
       </Route>
       <Route path="new" element={<CreateAgentPage />} />
+      <Route
+        path="templates/:templateId"
+        element={
+          <Suspense fallback={<Loader m="xl" />}>
+            <TemplateEditor />
+          </Suspense>
+        }
+      />
       <Route path=":agentId" element={<AgentWorkspace />} />
     </Routes>
   );

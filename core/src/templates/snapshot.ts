@@ -161,3 +161,41 @@ const AGENT_FIELD = /^[A-Za-z0-9 _-]+$/;
 export function isTemplateAgentText(text: string): boolean {
   return AGENT_FIELD.test(text);
 }
+
+/** JSON with object keys sorted and undefined members left out, so equal values compare equal whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined);
+    return `{${entries
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function sameJson(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/**
+ * The parts of a snapshot that edits on an agent built from it carry back to the template. Core memory is not
+ * among them: an agent edits its own blocks as it talks, and the template's blocks (placeholders and all) are
+ * edited on the template itself.
+ */
+const AGENT_FIELDS = ['agentType', 'system', 'llmConfig', 'embeddingConfig', 'toolIds', 'toolRules', 'sourceIds', 'tags', 'identityIds'] as const;
+
+/**
+ * Carries edits made on an agent built from a template back into the template's working state (a three-way
+ * merge): `applied` is the agent's state as last built, `current` its state now. Only the fields that changed on
+ * the agent since it was built are taken; everything else, blocks and variables included, keeps the working
+ * state's own value.
+ */
+export function mergeAgentEdits(working: TemplateSnapshot, applied: TemplateSnapshot, current: TemplateSnapshot): TemplateSnapshot {
+  const merged: TemplateSnapshot = { ...working };
+  for (const field of AGENT_FIELDS) {
+    if (!sameJson(current[field], applied[field])) (merged as Record<string, unknown>)[field] = current[field];
+  }
+  return merged;
+}

@@ -11,7 +11,8 @@ export class AgentTemplate extends TenantModel {
   declare workingSnapshot: TemplateSnapshot;
   /** The number of the newest saved version; 0 until the first save. */
   declare latestVersion: number;
-  declare simulatedAgentId: string | null;
+  /** The id of the template's agent entity: agents made from the template carry it as their `entity_id`. */
+  declare entityId: string;
 }
 
 export class AgentTemplateVersion extends TenantModel {
@@ -71,4 +72,19 @@ export class TemplateMigrationAgent extends TenantModel {
   declare status: MigrationAgentStatus;
   declare failureReason: string | null;
   declare migratedAt: Date | null;
+}
+
+/** The hidden agent a template's editor chats with, built from the working state with its own memory variables. */
+export class SimulatedAgent extends TenantModel {
+  static override tableName = 'simulated_agents';
+  static override jsonAttributes = ['memoryVariables', 'appliedState'];
+  declare id: string;
+  declare templateId: string;
+  /** Null once the agent is gone (deleted by hand, or never built because the working state could not be). */
+  declare agentId: string | null;
+  declare name: string;
+  declare memoryVariables: Record<string, string>;
+  /** The agent's state as last built from the template; what differs from it now was edited on the agent. */
+  declare appliedState: TemplateSnapshot | null;
+  declare corruptionReason: string | null;
 }

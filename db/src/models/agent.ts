@@ -65,5 +65,7 @@ export class Agent extends TenantModel {
   declare baseTemplateId: string | null;
   declare templateVersionId: string | null;
   declare deploymentId: string | null;
+  /** The template entity it was made from (`AgentTemplate.entityId`), or whatever an internal-templates call named. */
+  declare entityId: string | null;
   declare memoryVariables: Record<string, string> | null;
 }

@@ -46,6 +46,7 @@ export {
   BlockTemplate,
   TemplateMigration,
   TemplateMigrationAgent,
+  SimulatedAgent,
   type TemplateMigrationStatus,
   type MigrationAgentStatus,
 } from './agent-template.js';

@@ -1,1 +1,7 @@
-export { migrateTemplateAgent, type AgentMigrationOutcome } from './migrate-agent.js';
+export {
+  applySnapshotToAgent,
+  migrateTemplateAgent,
+  TemplateBlockTooLongError,
+  type AgentMigrationOutcome,
+  type SnapshotApplication,
+} from './migrate-agent.js';

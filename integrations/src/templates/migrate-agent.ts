@@ -1,4 +1,12 @@
-import { fillPlaceholders, planBlockMigration, type TemplateBlock } from '@engram/core/templates/snapshot';
+import {
+  fillPlaceholders,
+  memoryVariablesOf,
+  planBlockMigration,
+  resolveMemoryVariables,
+  type BlockReconciliationStrategy,
+  type TemplateBlock,
+  type TemplateSnapshot,
+} from '@engram/core/templates/snapshot';
 import {
   Agent,
   AgentBlock,
@@ -23,11 +31,12 @@ export type AgentMigrationOutcome = 'migrated' | 'already_migrated' | 'busy' | '
 /** Runs in these states hold their agent: a migration waits until they end. */
 const ACTIVE_RUN_STATUSES = ['created', 'running'];
 
-class BlockTooLong extends Error {}
+/** A block whose value, once its memory variables are filled, would not fit its limit: the agent cannot take the snapshot. */
+export class TemplateBlockTooLongError extends Error {}
 
 function blockFields(block: TemplateBlock, value: string) {
   if (value.length > block.limit) {
-    throw new BlockTooLong(`Block '${block.label}' would hold ${value.length} characters, more than its limit of ${block.limit}`);
+    throw new TemplateBlockTooLongError(`Block '${block.label}' would hold ${value.length} characters, more than its limit of ${block.limit}`);
   }
   return {
     value,
@@ -38,12 +47,15 @@ function blockFields(block: TemplateBlock, value: string) {
   };
 }
 
+export type SnapshotApplication = { strategy: BlockReconciliationStrategy; preserveCoreMemories: boolean };
+
 async function reconcileBlocks(
   trx: Knex,
   organizationId: string,
   agent: Agent,
   templateBlocks: TemplateBlock[],
-  options: { strategy: 'reconcile-all' | 'preserve-deleted'; preserveCoreMemories: boolean },
+  variables: Readonly<Record<string, string>>,
+  options: SnapshotApplication,
 ): Promise<void> {
   const attached = (await Block.query(trx)
     .forOrg(organizationId)
@@ -51,7 +63,7 @@ async function reconcileBlocks(
     .where('agent_blocks.agent_id', agent.id)
     .select('blocks.*', 'agent_blocks.position as position')) as Array<Block & { position: number }>;
   const byLabel = new Map(attached.map((block) => [block.label, block]));
-  const plan = planBlockMigration(attached, templateBlocks, agent.memoryVariables ?? {}, options);
+  const plan = planBlockMigration(attached, templateBlocks, variables, options);
 
   for (const change of plan.update) {
     await Block.query(trx).forOrg(organizationId).findById(byLabel.get(change.label)!.id).patch(blockFields(change.block, change.value));
@@ -91,6 +103,40 @@ async function replaceTools(trx: Knex, organizationId: string, agentId: string, 
 }
 
 /**
+ * Makes an agent what a template snapshot builds, inside the caller's transaction: blocks reconciled per the
+ * options (filled with the agent's memory variables, new variables taking their defaults), tools, rules,
+ * model and system prompt replaced, the system message recompiled. Message history is kept.
+ */
+export async function applySnapshotToAgent(
+  trx: Knex,
+  organizationId: string,
+  agent: Agent,
+  snapshot: TemplateSnapshot,
+  options: SnapshotApplication,
+  /** Further fields of the agent written with the same update: the version it is now on, its tags. */
+  fields: { templateVersionId?: string; tags?: string[] } = {},
+): Promise<void> {
+  // Variables a newer snapshot declares take their defaults; those without one stay as written.
+  const { values } = resolveMemoryVariables(memoryVariablesOf(snapshot), agent.memoryVariables ?? {});
+  await reconcileBlocks(trx, organizationId, agent, snapshot.blocks, values, options);
+  await replaceTools(trx, organizationId, agent.id, snapshot.toolIds);
+  await Agent.query(trx)
+    .forOrg(organizationId)
+    .findById(agent.id)
+    .patch({
+      system: fillPlaceholders(snapshot.system, values),
+      agentType: snapshot.agentType,
+      // A snapshot's configs were taken from an agent's, or checked against the same wire schemas.
+      llmConfig: snapshot.llmConfig as LlmConfig,
+      embeddingConfig: snapshot.embeddingConfig as EmbeddingConfig | null,
+      toolRules: snapshot.toolRules,
+      memoryVariables: values,
+      ...fields,
+    });
+  await recompileSystemMessage(trx, organizationId, agent.id, new Date());
+}
+
+/**
  * Moves one agent of a migration to the migration's version, in one transaction with its migration record, so
  * a retried call (a worker that died mid-batch) finds it done and changes nothing. The agent's row is locked
  * first: a run being accepted for it meanwhile waits (its foreign key needs that row), and a run already
@@ -105,7 +151,7 @@ export async function migrateTemplateAgent(
   try {
     return await db.transaction((trx) => migrateLocked(trx, input));
   } catch (error) {
-    if (!(error instanceof BlockTooLong)) throw error;
+    if (!(error instanceof TemplateBlockTooLongError)) throw error;
     // The agent's changes were rolled back with the transaction; only the reason is recorded.
     await TemplateMigrationAgent.query(db)
       .forOrg(organizationId)
@@ -142,22 +188,8 @@ async function migrateLocked(
     await record.$query(trx).patch({ status: 'failed', failureReason: 'The template version was deleted' });
     return 'failed';
   }
-  const { snapshot } = version;
-  await reconcileBlocks(trx, organizationId, agent, snapshot.blocks, {
-    strategy: migration.blockReconciliationStrategy,
-    preserveCoreMemories: migration.preserveCoreMemories,
-  });
-  await replaceTools(trx, organizationId, agentId, snapshot.toolIds);
-  await agent.$query(trx).patch({
-    system: fillPlaceholders(snapshot.system, agent.memoryVariables ?? {}),
-    agentType: snapshot.agentType,
-    // A snapshot's configs were taken from an agent's, or checked against the same wire schemas.
-    llmConfig: snapshot.llmConfig as LlmConfig,
-    embeddingConfig: snapshot.embeddingConfig as EmbeddingConfig | null,
-    toolRules: snapshot.toolRules,
-    templateVersionId: version.id,
-  });
-  await recompileSystemMessage(trx, organizationId, agentId, new Date());
+  const options = { strategy: migration.blockReconciliationStrategy, preserveCoreMemories: migration.preserveCoreMemories };
+  await applySnapshotToAgent(trx, organizationId, agent, version.snapshot, options, { templateVersionId: version.id });
   await record.$query(trx).patch({ status: 'migrated', migratedAt: new Date(), failureReason: null });
   return 'migrated';
 }

@@ -1,152 +1,26 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { memoryVariablesOf, type TemplateSnapshot } from '@engram/core/templates/snapshot';
-import type { AgentTemplateVersion } from '@engram/db';
+import { memoryVariablesOf } from '@engram/core/templates/snapshot';
 import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
-import type { MigrationView, TemplateView } from '../../services/templates/types.js';
+import {
+  AgentStateSchema,
+  AgentTemplateSchema,
+  DeployedTemplateSchema,
+  EditWorkingStateBody,
+  MemoryVariableSchema,
+  MigrationOptionsBody,
+  MigrationSchema,
+  SlugParams,
+  TemplateName,
+  TemplateParams,
+  TemplateVersionSchema,
+  migrationToConsoleWire,
+  stateToWire,
+  templateToWire,
+  versionToWire,
+} from './agent-templates-schema.js';
 import { iso, PageQuery, success, Success } from './schemas.js';
-
-const TemplateBlockSchema = z.object({
-  label: z.string().min(1, 'Label is required'),
-  value: z.string(),
-  limit: z.number().int().min(1, 'Limit must be at least 1'),
-  description: z.string().nullable(),
-  readOnly: z.boolean(),
-  preserveOnMigration: z.boolean(),
-  blockTemplateId: z.string().nullable(),
-});
-
-const MemoryVariableSchema = z.object({ key: z.string().min(1), defaultValue: z.string().nullable(), type: z.literal('string') });
-
-/** The working (or a saved) state of a template, as the editor shows and edits it. */
-const AgentStateSchema = z.object({
-  model: z.string(),
-  systemPrompt: z.string(),
-  toolIds: z.array(z.string()),
-  sourceIds: z.array(z.string()),
-  tags: z.array(z.string()),
-  identityIds: z.array(z.string()),
-  agentType: z.string(),
-  memoryVariables: z.array(MemoryVariableSchema),
-  blocks: z.array(TemplateBlockSchema),
-  properties: z.object({ temperature: z.number().nullable(), contextWindow: z.number(), maxTokens: z.number().nullable() }),
-});
-
-const AgentTemplateSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  projectId: z.string(),
-  latestDeployedVersion: z.string(),
-  latestDeployedId: z.string().nullable(),
-  hasUnsavedChanges: z.boolean(),
-  updatedAt: z.string(),
-  agentState: AgentStateSchema,
-});
-
-const TemplateVersionSchema = z.object({
-  id: z.string(),
-  version: z.string(),
-  agentTemplateId: z.string(),
-  message: z.string().nullable(),
-  createdAt: z.string(),
-  agentState: AgentStateSchema,
-});
-
-const MigrationSchema = z.object({
-  workflowId: z.string(),
-  status: z.enum(['running', 'completed', 'aborted', 'failed']),
-  startedAt: z.string(),
-  completedAt: z.string().nullable(),
-  templateVersion: z.string(),
-  total: z.number(),
-  migrated: z.number(),
-  failed: z.number(),
-  untouched: z.number(),
-  failures: z.array(z.object({ agentId: z.string(), reason: z.string() })),
-});
-
-/** Spec 000 §5: 3 to 50 characters, letters, digits, underscore, dash (the service words the messages). */
-const TemplateName = z.string();
-
-const TemplateParams = z.object({ agentTemplateId: z.string() });
-const SlugParams = z.object({ slug: z.string() });
-
-const EditWorkingStateBody = z.object({
-  systemPrompt: z.string().optional(),
-  blocks: z.array(TemplateBlockSchema).optional(),
-  memoryVariables: z.array(MemoryVariableSchema).optional(),
-  toolIds: z.array(z.string()).optional(),
-  tags: z.array(z.string()).optional(),
-  temperature: z.number().min(0).max(2).optional(),
-});
-
-const MigrationOptionsBody = z.object({
-  blockReconciliationStrategy: z.enum(['reconcile-all', 'preserve-deleted']).default('preserve-deleted'),
-  preserveCoreMemories: z.boolean().default(false),
-});
-
-function stateToWire(snapshot: TemplateSnapshot): z.infer<typeof AgentStateSchema> {
-  const { llmConfig } = snapshot;
-  return {
-    model: typeof llmConfig.handle === 'string' ? llmConfig.handle : llmConfig.model,
-    systemPrompt: snapshot.system,
-    toolIds: snapshot.toolIds,
-    sourceIds: snapshot.sourceIds,
-    tags: snapshot.tags,
-    identityIds: snapshot.identityIds,
-    agentType: snapshot.agentType,
-    memoryVariables: memoryVariablesOf(snapshot),
-    blocks: snapshot.blocks,
-    properties: {
-      temperature: llmConfig.temperature ?? null,
-      contextWindow: llmConfig.context_window,
-      maxTokens: typeof llmConfig.max_tokens === 'number' ? llmConfig.max_tokens : null,
-    },
-  };
-}
-
-function templateToWire(view: TemplateView): z.infer<typeof AgentTemplateSchema> {
-  const { template } = view;
-  return {
-    id: template.id,
-    name: template.name,
-    description: template.description,
-    projectId: template.projectId,
-    latestDeployedVersion: String(template.latestVersion),
-    latestDeployedId: null,
-    hasUnsavedChanges: view.hasUnsavedChanges,
-    updatedAt: iso(template.updatedAt),
-    agentState: stateToWire(template.workingSnapshot),
-  };
-}
-
-function versionToWire(version: AgentTemplateVersion): z.infer<typeof TemplateVersionSchema> {
-  return {
-    id: version.id,
-    version: String(version.version),
-    agentTemplateId: version.templateId,
-    message: version.message,
-    createdAt: iso(version.createdAt),
-    agentState: stateToWire(version.snapshot),
-  };
-}
-
-export function migrationToConsoleWire(view: MigrationView): z.infer<typeof MigrationSchema> {
-  return {
-    workflowId: view.workflowId,
-    status: view.migration.status,
-    startedAt: iso(view.migration.startedAt),
-    completedAt: view.migration.completedAt ? iso(view.migration.completedAt) : null,
-    templateVersion: view.templateVersion,
-    total: view.total,
-    migrated: view.migrated,
-    failed: view.failed,
-    untouched: view.untouched,
-    failures: view.failures,
-  };
-}
 
 /** The console's agent templates: list, editor (the working version), versions, deploy, migrations. */
 export function agentTemplateRoutes(services: AppServices): FastifyPluginAsyncZod {
@@ -182,7 +56,13 @@ export function agentTemplateRoutes(services: AppServices): FastifyPluginAsyncZo
         const { body } = request;
         const view = await services.templates.create(
           requireContext(request),
-          { source: { type: 'agent', agentId: body.agentId }, name: body.name, description: body.description, projectId: body.projectId },
+          {
+            source: { type: 'agent', agentId: body.agentId },
+            name: body.name,
+            description: body.description,
+            projectId: body.projectId,
+            saveFirstVersion: false,
+          },
           'console',
         );
         return reply.code(201).send(templateToWire(view));
@@ -220,17 +100,18 @@ export function agentTemplateRoutes(services: AppServices): FastifyPluginAsyncZo
       '/agent-templates/:agentTemplateId',
       { schema: { tags, params: TemplateParams, body: EditWorkingStateBody, response: { 200: AgentTemplateSchema } } },
       async (request) => {
-        const ctx = requireContext(request);
         const { body } = request;
-        const current = (await services.templates.get(ctx, request.params.agentTemplateId)).template.workingSnapshot;
-        const view = await services.templates.updateWorkingState(ctx, request.params.agentTemplateId, {
+        const view = await services.templates.updateWorkingState(requireContext(request), request.params.agentTemplateId, (current) => ({
           ...(body.systemPrompt !== undefined ? { system: body.systemPrompt } : {}),
           ...(body.blocks !== undefined ? { blocks: body.blocks } : {}),
           ...(body.memoryVariables !== undefined ? { memoryVariables: body.memoryVariables } : {}),
+          ...(body.toolVariables !== undefined ? { toolVariables: body.toolVariables } : {}),
           ...(body.toolIds !== undefined ? { toolIds: body.toolIds } : {}),
+          ...(body.toolRules !== undefined ? { toolRules: body.toolRules } : {}),
           ...(body.tags !== undefined ? { tags: body.tags } : {}),
+          ...(body.identityIds !== undefined ? { identityIds: body.identityIds } : {}),
           ...(body.temperature !== undefined ? { llmConfig: { ...current.llmConfig, temperature: body.temperature } } : {}),
-        });
+        }));
         return templateToWire(view);
       },
     );
@@ -298,6 +179,40 @@ export function agentTemplateRoutes(services: AppServices): FastifyPluginAsyncZo
         });
         const migration = saved.migration ? migrationToConsoleWire(await services.templates.getMigration(ctx, saved.migration.id)) : null;
         return reply.code(201).send({ version: versionToWire(saved.version), migration });
+      },
+    );
+
+    app.get(
+      '/deployed-agent-templates/:deployedAgentTemplateId',
+      { schema: { tags, params: z.object({ deployedAgentTemplateId: z.string() }), response: { 200: DeployedTemplateSchema } } },
+      async (request) => {
+        const { template, version } = await services.templates.getVersion(requireContext(request), request.params.deployedAgentTemplateId);
+        return {
+          id: version.id,
+          fullVersion: `${template.name}:${version.version}`,
+          agentTemplateId: template.id,
+          templateName: template.name,
+          projectId: template.projectId,
+          createdAt: iso(version.createdAt),
+        };
+      },
+    );
+
+    app.get(
+      '/templates/:templateId/agents/:entityId',
+      {
+        schema: {
+          tags,
+          summary: "A template's agent entity, by the entity id agents made from it carry",
+          params: z.object({ templateId: z.string(), entityId: z.string() }),
+          // `{error}` when the template has no such entity (spec 000 §8); another organization's template is the guard's `{message}`.
+          response: { 200: AgentTemplateSchema, 404: z.union([z.object({ error: z.string() }), z.object({ message: z.string() })]) },
+        },
+      },
+      async (request, reply) => {
+        const view = await services.templates.findEntity(requireContext(request), request.params.templateId, request.params.entityId);
+        if (!view) return reply.code(404).send({ error: 'Template agent not found' });
+        return templateToWire(view);
       },
     );
 

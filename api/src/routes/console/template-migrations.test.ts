@@ -28,7 +28,16 @@ async function templateFixture(name: string): Promise<Fixture> {
   });
   const created = await user.client.post('/agent-templates', { name, agentId: design.id });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const saved = await user.client.post(`/agent-templates/${created.body.id}/versions`, { message: 'version one' });
+  expect(saved.status, JSON.stringify(saved.body)).toBe(201);
   return { user, client, templateId: created.body.id, name };
+}
+
+/** Many agents at once: through the template service, as the console's deploy does it, without an HTTP round trip per 100. */
+async function deployMany(fixture: Fixture, count: number): Promise<string[]> {
+  const ctx = { organizationId: fixture.user.organizationId, userId: fixture.user.userId, role: 'admin' as const, requestId: 'deploy', project: {} };
+  const created = await stack.services.templates.createAgents(ctx, `${fixture.name}:1`, { memoryVariables: { botName: 'Ava', userName: 'Kim' } }, count);
+  return created.agentIds;
 }
 
 async function deploy(fixture: Fixture, count: number): Promise<string[]> {
@@ -88,44 +97,47 @@ async function agentStates(organizationId: string, agentIds: string[]) {
 }
 
 describe('template migrations', () => {
-  it('migrates 60 agents in batches and, aborted midway, leaves each agent whole on exactly one version', async () => {
+  it('migrates 300 agents in batches and, aborted midway, leaves each agent whole on exactly one version', async () => {
     const fixture = await templateFixture(`abortable-${Date.now()}`);
-    const agentIds = await deploy(fixture, 60);
+    const agentIds = await deployMany(fixture, 300);
     await saveVersionTwo(fixture);
 
-    // The migration goes through agents in id order; holding the 31st agent's row stops it there (a
+    // The migration goes through agents in id order; holding the 151st agent's row stops it there (a
     // no-key lock: listing the agents, whose records reference them, is not held up).
     const ordered = await Agent.query(stack.db).forOrg(fixture.user.organizationId).whereIn('id', agentIds).orderBy('id').select('id');
     const held = await stack.db.transaction();
     onTestFinished(async () => {
       if (!held.isCompleted()) await held.rollback();
     });
-    await held('agents').where({ id: ordered[30]!.id }).forNoKeyUpdate();
+    await held('agents').where({ id: ordered[150]!.id }).forNoKeyUpdate();
 
     const started = await fixture.user.client.post(`/template-versions/${fixture.name}:2/migrate`, {});
     expect(started.status, JSON.stringify(started.body)).toBe(201);
     const { workflowId } = started.body;
     expect(workflowId).toMatch(/^template-migration-template_migration-/);
-    // The first batch of 25, and the second batch's agents other than the held one.
-    await waitFor('49 agents migrated', () => migrationOf(fixture, workflowId), (migration) => migration.migrated === 49);
+    // Six batches of 25, and the seventh batch's agents other than the held one.
+    await waitFor('174 agents migrated', () => migrationOf(fixture, workflowId), (migration) => migration.migrated === 174, 180_000);
 
     const aborting = await fixture.user.client.post(`/agent-templates/migrations/${workflowId}/abort`);
     expect(aborting.status).toBe(200);
     await held.rollback();
     const ended = await waitFor('the abort', () => migrationOf(fixture, workflowId), (migration) => migration.status !== 'running');
-    expect(ended).toMatchObject({ status: 'aborted', total: 60, migrated: 50, failed: 0, untouched: 10, templateVersion: `${fixture.name}:2` });
+    expect(ended).toMatchObject({ status: 'aborted', total: 300, migrated: 175, failed: 0, untouched: 125, templateVersion: `${fixture.name}:2` });
+    expect(ended.migrated + ended.untouched).toBe(300);
     expect(ended.completedAt).not.toBeNull();
 
     const states = await agentStates(fixture.user.organizationId, agentIds);
-    expect(states.filter((state) => state.version === 2)).toHaveLength(50);
-    expect(states.filter((state) => state.version === 1)).toHaveLength(10);
+    expect(states.filter((state) => state.version === 2)).toHaveLength(175);
+    expect(states.filter((state) => state.version === 1)).toHaveLength(125);
     for (const state of states) {
       const persona = state.version === 2 ? 'I am Ava, version two.' : 'I am Ava, version one.';
       expect(state, 'blocks match the version, once each').toMatchObject({ persona: [persona], human: ['The user is Kim.'] });
     }
-    // The held agent passed its abort check before the abort, so it was migrated once it was free.
-    expect(states.find((state) => state.id === ordered[30]!.id)?.version).toBe(2);
-  }, 240_000);
+    // Migrated are the first 175 in the migration's order: the held agent passed its abort check before the abort,
+    // so it was migrated once it was free; every later one is untouched.
+    const versionOf = new Map(states.map((state) => [state.id, state.version]));
+    expect(ordered.map((agent) => versionOf.get(agent.id))).toEqual([...Array<number>(175).fill(2), ...Array<number>(125).fill(1)]);
+  }, 480_000);
 
   it('migrates an agent that is mid-run only after its run finishes on the old version', async () => {
     const fixture = await templateFixture(`midrun-${Date.now()}`);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { maskSecret } from '@engram/db';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
 const { stack, client, api, send, post, stop } = await startAgentTestContext({ inProcessWorker: false });
@@ -186,5 +187,85 @@ describe('templates through the official client', () => {
     const removed = await (await send('DELETE', `/_internal_templates/deployment/${deployed.deployment_id}`)).json();
     expect(removed).toMatchObject({ deleted_agents: 1, deleted_blocks: 2, deleted_groups: 0 });
     expect((await api(`/agents/${deployed.agent_ids[0]}`)).status).toBe(404);
+  });
+});
+
+describe('identities and tool variables of agents made from a template', () => {
+  it("links the template's and the request's identities and turns tool variables into the agent's secrets", async () => {
+    const design = await designAgent();
+    const name = uniqueName();
+    const template = await client.templates.create({ type: 'agent', agent_id: design.id, name });
+    const ctx = { organizationId: stack.tenant.organizationId, userId: stack.tenant.userId, role: 'admin' as const, requestId: 'test', project: {} };
+    await stack.services.templates.updateWorkingState(ctx, template.id, {
+      toolVariables: [
+        { key: 'SERVICE_URL', defaultValue: 'https://service.example.com/api', type: 'string' },
+        { key: 'SERVICE_TOKEN', defaultValue: null, type: 'string' },
+      ],
+    });
+    await client.templates.save(name, { message: 'tool variables' });
+    const identity = await (await post('/identities/', { identifier_key: uniqueName('user'), name: 'Kim', identity_type: 'user' })).json();
+
+    const deployed = await client.templates.agents.create(`${name}:latest`, {
+      memory_variables: { botName: 'Ava', userName: 'Kim' },
+      identity_ids: [identity.id],
+      tool_variables: { SERVICE_TOKEN: 'token-of-kim-123' },
+    });
+    const agent = await client.agents.retrieve(deployed.agent_ids[0]!, { include: ['agent.secrets', 'agent.identities'] });
+    expect(agent.identity_ids).toEqual([identity.id]);
+    expect(Object.fromEntries((agent.secrets ?? []).map((secret) => [secret.key, secret.value]))).toEqual({
+      SERVICE_URL: maskSecret('https://service.example.com/api'),
+      SERVICE_TOKEN: maskSecret('token-of-kim-123'),
+    });
+    expect((await api(`/agents/?identity_id=${identity.id}`).then((response) => response.json())).map((entry: { id: string }) => entry.id)).toEqual([agent.id]);
+
+    const unknown = await post(`/templates/${name}:latest/agents`, { memory_variables: { botName: 'A', userName: 'B' }, identity_ids: [`identity-${crypto.randomUUID()}`] });
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe('entities of a deployment made one by one (_internal_templates)', () => {
+  const origin = () => ({
+    template_id: `template-${crypto.randomUUID()}`,
+    base_template_id: `template-${crypto.randomUUID()}`,
+    deployment_id: `deployment-${crypto.randomUUID()}`,
+    entity_id: `entity-${crypto.randomUUID()}`,
+  });
+
+  it('creates agents and blocks that carry their template, deployment and entity', async () => {
+    const ids = origin();
+    const created = await post('/_internal_templates/agents', {
+      ...ids,
+      model: 'openai/gpt-4o-mini',
+      include_base_tools: false,
+      memory_blocks: [{ label: 'persona', value: 'An orchestrated agent.' }],
+    });
+    expect(created.status).toBe(200);
+    const agent = await created.json();
+    expect(agent).toMatchObject({ template_id: ids.template_id, base_template_id: ids.base_template_id, deployment_id: ids.deployment_id, entity_id: ids.entity_id });
+    const listed = await (await api(`/agents/?template_id=${ids.template_id}`)).json();
+    expect(listed.map((entry: { id: string }) => entry.id)).toEqual([agent.id]);
+    expect((await post('/_internal_templates/agents', { model: 'openai/gpt-4o-mini', template_id: ids.template_id })).status).toBe(422);
+
+    const block = await (await post('/_internal_templates/blocks', { ...ids, label: 'policy', value: 'Refunds within 30 days.' })).json();
+    expect(block).toMatchObject({ label: 'policy', template_id: ids.template_id, deployment_id: ids.deployment_id, entity_id: ids.entity_id });
+
+    const batch = await post('/_internal_templates/blocks/batch', [
+      { ...ids, label: 'first', value: 'One.' },
+      { ...ids, label: 'second', value: 'Two.' },
+    ]);
+    expect(batch.status).toBe(200);
+    expect((await batch.json()).map((entry: { label: string; entity_id: string }) => [entry.label, entry.entity_id])).toEqual([
+      ['first', ids.entity_id],
+      ['second', ids.entity_id],
+    ]);
+
+    const before = await (await api('/blocks/count')).json();
+    const refused = await post('/_internal_templates/blocks/batch', [
+      { ...ids, label: 'fits', value: 'ok', limit: 10 },
+      { ...ids, label: 'too-long', value: 'far too long for its limit', limit: 5 },
+    ]);
+    expect(refused.status).toBe(422);
+    expect((await refused.json()).detail[0].loc).toEqual(['body', 1, 'value']);
+    expect(await (await api('/blocks/count')).json()).toBe(before);
   });
 });

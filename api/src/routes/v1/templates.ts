@@ -145,7 +145,7 @@ export function templateRoutes(services: AppServices): FastifyPluginAsyncZod {
           body.type === 'agent'
             ? { type: 'agent' as const, agentId: body.agent_id }
             : { type: 'agent_file' as const, agentFile: body.agent_file, updateExistingTools: body.update_existing_tools ?? false };
-        return templateToWire(await services.templates.create(requireContext(request), { source, name: body.name }, 'v1'));
+        return templateToWire(await services.templates.create(requireContext(request), { source, name: body.name, saveFirstVersion: true }, 'v1'));
       },
     );
 
@@ -338,6 +338,7 @@ export function templateRoutes(services: AppServices): FastifyPluginAsyncZod {
           tags: body.tags,
           identityIds: body.identity_ids,
           memoryVariables: body.memory_variables,
+          toolVariables: body.tool_variables,
           initialMessageSequence: body.initial_message_sequence,
         });
         return { agent_ids: created.agentIds, deployment_id: created.deploymentId, group_id: null };

@@ -13,7 +13,10 @@ import {
   AgentBlock,
   AgentTool,
   Block,
+  Identity,
+  IdentityAgent,
   Message,
+  SimulatedAgent,
   Tool,
   applyFileViewLimits,
   ensureBaseTools,
@@ -110,6 +113,8 @@ export type CreateAgentInput = ModelInput & {
   per_file_view_window_char_limit?: number | null | undefined;
   hidden?: boolean | null | undefined;
   response_format?: Record<string, unknown> | null | undefined;
+  /** Identities of the organization the agent is linked to; an unknown one is a 404. */
+  identity_ids?: string[] | null | undefined;
   /** Set by the template service for an agent it builds from a template version. */
   templateOrigin?: TemplateOrigin | undefined;
 };
@@ -117,8 +122,12 @@ export type CreateAgentInput = ModelInput & {
 /** Where an agent built from a template came from; its migrations re-apply `memoryVariables`. */
 export type TemplateOrigin = {
   templateId: string;
+  /** The template the agent's template was derived from; the template itself unless said. */
+  baseTemplateId?: string | undefined;
   templateVersionId: string | null;
   deploymentId: string | null;
+  /** The template entity the agent is an instance of. */
+  entityId: string;
   memoryVariables: Record<string, string>;
 };
 
@@ -309,8 +318,20 @@ export function createAgentService(deps: AgentServiceDeps) {
     await AgentTool.query(trx).insert(unique.map((tool) => ({ agentId, toolId: tool.id, organizationId: ctx.organizationId })));
   }
 
+  async function linkIdentities(trx: Knex, ctx: RequestContext, agentId: string, identityIds: string[]): Promise<void> {
+    const wanted = [...new Set(identityIds)];
+    if (wanted.length === 0) return;
+    const found = await Identity.query(trx).forOrg(ctx.organizationId).whereIn('id', wanted).select('id');
+    const missing = wanted.find((id) => !found.some((identity) => identity.id === id));
+    if (missing) throw new NotFoundError(`Identity '${missing}'`);
+    await IdentityAgent.query(trx).insert(wanted.map((identityId) => ({ identityId, agentId, organizationId: ctx.organizationId })));
+  }
+
   function filtered(ctx: RequestContext, filter: AgentFilter) {
-    const query = Agent.query(db).forOrg(ctx.organizationId);
+    // A template's simulated agent is the template editor's own: it is never listed.
+    const query = Agent.query(db)
+      .forOrg(ctx.organizationId)
+      .whereNotExists(SimulatedAgent.query(db).whereColumn('simulated_agents.agent_id', 'agents.id'));
     if (filter.templateId !== undefined) query.where('agents.template_id', filter.templateId);
     if (filter.baseTemplateId !== undefined) query.where('agents.base_template_id', filter.baseTemplateId);
     if (filter.identityId !== undefined || filter.identifierKeys?.length) {
@@ -394,9 +415,10 @@ export function createAgentService(deps: AgentServiceDeps) {
           ...(input.templateOrigin
             ? {
                 templateId: input.templateOrigin.templateId,
-                baseTemplateId: input.templateOrigin.templateId,
+                baseTemplateId: input.templateOrigin.baseTemplateId ?? input.templateOrigin.templateId,
                 templateVersionId: input.templateOrigin.templateVersionId,
                 deploymentId: input.templateOrigin.deploymentId,
+                entityId: input.templateOrigin.entityId,
                 memoryVariables: input.templateOrigin.memoryVariables,
               }
             : {}),
@@ -419,11 +441,19 @@ export function createAgentService(deps: AgentServiceDeps) {
                 preserveOnMigration: block.preserve_on_migration ?? false,
                 createdById: ctx.userId,
                 lastUpdatedById: ctx.userId,
+                ...(input.templateOrigin
+                  ? {
+                      templateId: input.templateOrigin.templateId,
+                      baseTemplateId: input.templateOrigin.baseTemplateId ?? input.templateOrigin.templateId,
+                      deploymentId: input.templateOrigin.deploymentId,
+                    }
+                  : {}),
               })),
             )
           : [];
         await attachBlocks(trx, ctx, agentId, [...createdBlocks, ...(await existingBlocks(trx, ctx, input.block_ids ?? []))]);
         await attachTools(trx, ctx, agentId, tools);
+        await linkIdentities(trx, ctx, agentId, input.identity_ids ?? []);
 
         // The system message is compiled below, once blocks and tools are attached.
         const systemMessage = await Message.query(trx).insert({

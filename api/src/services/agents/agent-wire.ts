@@ -160,7 +160,7 @@ export function agentToWire(view: AgentView): AgentWire {
     template_id: agent.templateId,
     base_template_id: agent.baseTemplateId,
     deployment_id: agent.deploymentId,
-    entity_id: null,
+    entity_id: agent.entityId,
     last_run_completion: iso(agent.lastRunCompletion),
     last_run_duration_ms: agent.lastRunDurationMs === null ? null : Number(agent.lastRunDurationMs),
     last_stop_reason: agent.lastStopReason as AgentWire['last_stop_reason'],

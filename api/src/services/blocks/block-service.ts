@@ -93,6 +93,35 @@ function templatePatch(input: TemplateFields) {
   };
 }
 
+/** The row of a new block; a value over its limit is refused, named at `loc`. */
+function newBlockRow(ctx: RequestContext, input: CreateBlockInput, projectId: string, loc: Array<string | number>) {
+  const value = input.value.replaceAll('\u0000', '');
+  const limit = input.limit ?? DEFAULT_BLOCK_LIMIT;
+  if (value.length > limit) throw blockLimitError([...loc, 'value'], value.length, limit);
+  return {
+    id: newId('block'),
+    organizationId: ctx.organizationId,
+    projectId,
+    label: input.label,
+    value,
+    limit,
+    description: input.description ?? null,
+    readOnly: input.read_only ?? false,
+    hidden: input.hidden ?? null,
+    metadata: input.metadata ?? {},
+    tags: input.tags ?? [],
+    preserveOnMigration: input.preserve_on_migration ?? false,
+    isTemplate: input.is_template ?? false,
+    templateName: input.template_name ?? null,
+    templateId: input.template_id ?? null,
+    baseTemplateId: input.base_template_id ?? null,
+    deploymentId: input.deployment_id ?? null,
+    entityId: input.entity_id ?? null,
+    createdById: ctx.userId,
+    lastUpdatedById: ctx.userId,
+  };
+}
+
 /** Standalone memory blocks: `/v1/blocks` and `/v1/_internal_blocks`. One row may be in many agents' core memory. */
 export function createBlockService(deps: BlockServiceDeps) {
   const { db } = deps;
@@ -145,32 +174,15 @@ export function createBlockService(deps: BlockServiceDeps) {
     },
 
     async create(ctx: RequestContext, input: CreateBlockInput): Promise<Block> {
-      const value = input.value.replaceAll('\u0000', '');
-      const limit = input.limit ?? DEFAULT_BLOCK_LIMIT;
-      if (value.length > limit) throw blockLimitError(['body', 'value'], value.length, limit);
-      const projectId = await projectFor(ctx, input.project_id);
-      return Block.query(db).insert({
-        id: newId('block'),
-        organizationId: ctx.organizationId,
-        projectId,
-        label: input.label,
-        value,
-        limit,
-        description: input.description ?? null,
-        readOnly: input.read_only ?? false,
-        hidden: input.hidden ?? null,
-        metadata: input.metadata ?? {},
-        tags: input.tags ?? [],
-        preserveOnMigration: input.preserve_on_migration ?? false,
-        isTemplate: input.is_template ?? false,
-        templateName: input.template_name ?? null,
-        templateId: input.template_id ?? null,
-        baseTemplateId: input.base_template_id ?? null,
-        deploymentId: input.deployment_id ?? null,
-        entityId: input.entity_id ?? null,
-        createdById: ctx.userId,
-        lastUpdatedById: ctx.userId,
-      });
+      return Block.query(db).insert(newBlockRow(ctx, input, await projectFor(ctx, input.project_id), ['body']));
+    },
+
+    /** Several blocks at once, all or none (`/_internal_templates/blocks/batch`); a bad one is named by its index. */
+    async createMany(ctx: RequestContext, inputs: CreateBlockInput[]): Promise<Block[]> {
+      const rows = [];
+      for (const [index, input] of inputs.entries()) rows.push(newBlockRow(ctx, input, await projectFor(ctx, input.project_id), ['body', index]));
+      if (rows.length === 0) return [];
+      return Block.query(db).insert(rows);
     },
 
     async get(ctx: RequestContext, blockId: string): Promise<Block> {

@@ -66,7 +66,11 @@ export function createMessageHistoryService(deps: { db: Database; compactContext
       }
     },
 
-    async resetMessages(ctx: RequestContext, agentId: string): Promise<void> {
+    /**
+     * Empties the agent's context window down to its system message. The messages stay in its history unless
+     * `forgetHistory` (a template's simulated agent starting its conversation over), which deletes them.
+     */
+    async resetMessages(ctx: RequestContext, agentId: string, options: { forgetHistory?: boolean } = {}): Promise<void> {
       await db.transaction(async (trx) => {
         // Locked like the worker locks it when applying a step, so a step cannot land between check and write.
         const agent = await Agent.query(trx).forOrg(ctx.organizationId).findById(agentId).forUpdate();
@@ -79,6 +83,9 @@ export function createMessageHistoryService(deps: { db: Database; compactContext
           .forOrg(ctx.organizationId)
           .findById(agentId)
           .patch({ messageIds: agent.messageIds.slice(0, 1), lastUpdatedById: ctx.userId });
+        if (options.forgetHistory) {
+          await Message.query(trx).forOrg(ctx.organizationId).where({ agentId }).whereNotIn('id', agent.messageIds.slice(0, 1)).delete();
+        }
         await recompileSystemMessage(trx, ctx.organizationId, agentId, new Date());
       });
     },

@@ -1,4 +1,4 @@
-import { DEFAULT_TEMPLATE_TEMPERATURE, type TemplateSnapshot } from '@engram/core/templates/snapshot';
+import { DEFAULT_TEMPLATE_TEMPERATURE, type MemoryVariable, type TemplateSnapshot } from '@engram/core/templates/snapshot';
 import type { ToolRule } from '@engram/core';
 import type { AgentView } from '../agents/agent-views.js';
 import type { CreateAgentInput } from '../agents/agent-service.js';
@@ -30,23 +30,6 @@ export function snapshotOfAgent(view: AgentView): TemplateSnapshot {
   };
 }
 
-/** JSON with object keys sorted, so two snapshots compare equal whatever order PostgreSQL gave their keys. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined);
-    return `{${entries
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-export function sameSnapshot(a: TemplateSnapshot, b: TemplateSnapshot): boolean {
-  return canonical(a) === canonical(b);
-}
-
 /** The create-agent request that builds an agent from a snapshot whose placeholders are already filled. */
 export function agentInputOf(snapshot: TemplateSnapshot, fill: (text: string) => string): CreateAgentInput {
   return {
@@ -70,4 +53,16 @@ export function agentInputOf(snapshot: TemplateSnapshot, fill: (text: string) =>
       preserve_on_migration: block.preserveOnMigration,
     })),
   };
+}
+
+/**
+ * An agent's tool environment variables from a template's tool variables: each given value, else the declared
+ * default (a variable with neither is left out); given keys the template does not declare are kept too.
+ */
+export function toolVariableValues(declared: MemoryVariable[], given: Readonly<Record<string, string>>): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const variable of declared) {
+    if (variable.defaultValue !== null) values[variable.key] = variable.defaultValue;
+  }
+  return { ...values, ...given };
 }

@@ -4,6 +4,7 @@ import {
   memoryVariablesOf,
   parseTemplateVersion,
   resolveMemoryVariables,
+  sameJson,
   templateNameProblem,
   type BlockReconciliationStrategy,
   type TemplateSnapshot,
@@ -26,7 +27,8 @@ import type { AgentFileService } from '../agent-files/agent-file-service.js';
 import type { AgentService, InitialMessageInput } from '../agents/agent-service.js';
 import { EVERY_RELATIONSHIP } from '../agents/agent-views.js';
 import type { OrganizationService } from '../tenancy/organizations.js';
-import { agentInputOf, sameSnapshot, snapshotOfAgent } from './snapshots.js';
+import type { SimulatedAgentService } from './simulated-agent-service.js';
+import { agentInputOf, snapshotOfAgent, toolVariableValues } from './snapshots.js';
 import type { MigrationView, TemplateView, VersionRef } from './types.js';
 
 export type TemplateServiceDeps = {
@@ -35,6 +37,8 @@ export type TemplateServiceDeps = {
   agentFiles: Pick<AgentFileService, 'importFile'>;
   organizations: Pick<OrganizationService, 'resolveProject'>;
   migrations: TemplateMigrationClient;
+  /** Edits made on a template's simulated agent are taken into the working state first; changes of it reach the agent. */
+  simulatedAgents: Pick<SimulatedAgentService, 'pull' | 'push' | 'removeFor'>;
 };
 
 export type TemplateSource = { type: 'agent'; agentId: string } | { type: 'agent_file'; agentFile: Record<string, unknown>; updateExistingTools: boolean };
@@ -45,8 +49,11 @@ export type NameRules = 'v1' | 'console';
 export type CreateAgentsInput = {
   agentName?: string | undefined;
   tags?: string[] | undefined;
+  /** Identities the agents are linked to, besides the template's own. */
   identityIds?: string[] | undefined;
   memoryVariables?: Record<string, string> | undefined;
+  /** Values of the template's tool variables: they become the agents' tool environment variables. */
+  toolVariables?: Record<string, string> | undefined;
   initialMessageSequence?: InitialMessageInput[] | undefined;
 };
 
@@ -56,6 +63,9 @@ export type MigrationOptions = {
 };
 
 export type SaveInput = { message?: string | undefined; migrateAgents?: MigrationOptions | undefined };
+
+/** Agents of one deployment created at once: each is a short transaction of its own, so a few overlap well. */
+const CONCURRENT_CREATIONS = 4;
 
 /** Migrations listed per page (spec 000 §9). */
 export const MIGRATIONS_PER_PAGE = 50;
@@ -74,15 +84,22 @@ export function createTemplateService(deps: TemplateServiceDeps) {
 
   async function viewOf(ctx: RequestContext, template: AgentTemplate): Promise<TemplateView> {
     const project = await Project.query(db).forOrg(ctx.organizationId).findById(template.projectId);
-    const dirty = template.latestVersion === 0 || !(await matchesLatest(ctx, template));
-    return { template, projectSlug: project?.slug ?? '', hasUnsavedChanges: dirty };
+    const latest = await latestVersionOf(ctx, template);
+    return {
+      template,
+      projectSlug: project?.slug ?? '',
+      latestVersionId: latest?.id ?? null,
+      hasUnsavedChanges: !latest || !sameJson(latest.snapshot, template.workingSnapshot),
+    };
+  }
+
+  async function latestVersionOf(ctx: RequestContext, template: AgentTemplate): Promise<AgentTemplateVersion | undefined> {
+    return AgentTemplateVersion.query(db).forOrg(ctx.organizationId).findOne({ templateId: template.id, version: template.latestVersion });
   }
 
   async function matchesLatest(ctx: RequestContext, template: AgentTemplate): Promise<boolean> {
-    const latest = await AgentTemplateVersion.query(db)
-      .forOrg(ctx.organizationId)
-      .findOne({ templateId: template.id, version: template.latestVersion });
-    return latest !== undefined && sameSnapshot(latest.snapshot, template.workingSnapshot);
+    const latest = await latestVersionOf(ctx, template);
+    return latest !== undefined && sameJson(latest.snapshot, template.workingSnapshot);
   }
 
   async function findByName(ctx: RequestContext, name: string): Promise<AgentTemplate> {
@@ -195,12 +212,22 @@ export function createTemplateService(deps: TemplateServiceDeps) {
     };
   }
 
-  async function createAgentFrom(
-    ctx: RequestContext,
-    ref: VersionRef,
-    input: CreateAgentsInput,
-    deploymentId: string | null,
-  ): Promise<string> {
+  /**
+   * Changes a template's working state: edits made on its simulated agent are taken in first (so none is lost),
+   * the change is written with the template row locked, and the simulated agent is brought to the result.
+   */
+  async function editWorkingState(ctx: RequestContext, templateId: string, edit: (working: TemplateSnapshot) => TemplateSnapshot): Promise<void> {
+    await deps.simulatedAgents.pull(ctx, templateId);
+    await db.transaction(async (trx) => {
+      const template = await AgentTemplate.query(trx).forOrg(ctx.organizationId).findById(templateId).forUpdate();
+      if (!template) throw new NotFoundError('Template');
+      await template.$query(trx).patch({ workingSnapshot: edit(template.workingSnapshot) });
+    });
+    await deps.simulatedAgents.push(ctx, templateId);
+  }
+
+  /** The memory variables an agent made from the version gets; a missing one without a default is a 422 naming it. */
+  function variablesFor(ref: VersionRef, input: CreateAgentsInput): Record<string, string> {
     const { values, missing } = resolveMemoryVariables(memoryVariablesOf(ref.snapshot), input.memoryVariables ?? {});
     if (missing.length > 0) {
       throw new UnprocessableError(
@@ -208,6 +235,16 @@ export function createTemplateService(deps: TemplateServiceDeps) {
         `Missing memory variable${missing.length > 1 ? 's' : ''} without a default: ${missing.join(', ')}`,
       );
     }
+    return values;
+  }
+
+  async function createAgentFrom(
+    ctx: RequestContext,
+    ref: VersionRef,
+    input: CreateAgentsInput,
+    deploymentId: string | null,
+  ): Promise<string> {
+    const values = variablesFor(ref, input);
     const fill = (text: string) => fillPlaceholders(text, values);
     const base = agentInputOf(ref.snapshot, fill);
     const agent = await deps.agents.create(ctx, {
@@ -215,8 +252,16 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       ...(input.agentName ? { name: input.agentName } : {}),
       tags: [...new Set([...(base.tags ?? []), ...(input.tags ?? [])])],
       project_id: ref.template.projectId,
+      identity_ids: [...new Set([...ref.snapshot.identityIds, ...(input.identityIds ?? [])])],
+      tool_exec_environment_variables: toolVariableValues(ref.snapshot.toolVariables, input.toolVariables ?? {}),
       ...(input.initialMessageSequence ? { initial_message_sequence: input.initialMessageSequence } : {}),
-      templateOrigin: { templateId: ref.template.id, templateVersionId: ref.version?.id ?? null, deploymentId, memoryVariables: values },
+      templateOrigin: {
+        templateId: ref.template.id,
+        templateVersionId: ref.version?.id ?? null,
+        deploymentId,
+        entityId: ref.template.entityId,
+        memoryVariables: values,
+      },
     });
     return agent.agent.id;
   }
@@ -224,9 +269,19 @@ export function createTemplateService(deps: TemplateServiceDeps) {
   return {
     resolveVersion,
 
+    /**
+     * A template of an agent or an agent file. The public API saves it as version 1 at once (its answer names the
+     * latest version); the console leaves the first save to the editor (create, try it, save a version, deploy).
+     */
     async create(
       ctx: RequestContext,
-      input: { source: TemplateSource; name?: string | undefined; description?: string | undefined; projectId?: string | undefined },
+      input: {
+        source: TemplateSource;
+        name?: string | undefined;
+        description?: string | undefined;
+        projectId?: string | undefined;
+        saveFirstVersion: boolean;
+      },
       rules: NameRules,
     ): Promise<TemplateView> {
       const name = input.name ?? randomTemplateName();
@@ -242,10 +297,38 @@ export function createTemplateService(deps: TemplateServiceDeps) {
         description: input.description ?? null,
         workingSnapshot: snapshot,
         latestVersion: 0,
-        simulatedAgentId: null,
+        entityId: newId('templateEntity'),
       });
-      await saveVersion(ctx, template.id, 'Initial version');
+      if (input.saveFirstVersion) await saveVersion(ctx, template.id, 'Initial version');
       return viewOf(ctx, await findById(ctx, template.id));
+    },
+
+    /** A template from an uploaded agent file (the console's import), with the console's name rules. */
+    async importAgentFile(
+      ctx: RequestContext,
+      file: Buffer,
+      input: { name: string; description?: string | undefined; projectId?: string | undefined },
+    ): Promise<TemplateView> {
+      let agentFile: unknown;
+      try {
+        agentFile = JSON.parse(file.toString('utf8'));
+      } catch {
+        throw new UnprocessableError(['body', 'file'], 'The agent file is not valid JSON');
+      }
+      if (!agentFile || typeof agentFile !== 'object' || Array.isArray(agentFile)) {
+        throw new UnprocessableError(['body', 'file'], 'The agent file must be a JSON object');
+      }
+      return this.create(
+        ctx,
+        {
+          source: { type: 'agent_file', agentFile: agentFile as Record<string, unknown>, updateExistingTools: false },
+          name: input.name,
+          description: input.description,
+          projectId: input.projectId,
+          saveFirstVersion: false,
+        },
+        'console',
+      );
     },
 
     /** A template of an agent (`POST /v1/agents` with `template: true`), named after it. */
@@ -254,7 +337,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       const base = agent.agent.name.replace(/[^A-Za-z0-9_-]+/g, '-');
       let name = base;
       for (let suffix = 2; await AgentTemplate.query(db).forOrg(ctx.organizationId).findOne({ name }); suffix++) name = `${base}-${suffix}`;
-      return this.create(ctx, { source: { type: 'agent', agentId }, name }, 'v1');
+      return this.create(ctx, { source: { type: 'agent', agentId }, name, saveFirstVersion: true }, 'v1');
     },
 
     async get(ctx: RequestContext, id: string): Promise<TemplateView> {
@@ -263,6 +346,19 @@ export function createTemplateService(deps: TemplateServiceDeps) {
 
     async getByName(ctx: RequestContext, name: string): Promise<TemplateView> {
       return viewOf(ctx, await findByName(ctx, name));
+    },
+
+    /** The template whose agent entity this is, or undefined (a template has one agent entity). */
+    async findEntity(ctx: RequestContext, templateId: string, entityId: string): Promise<TemplateView | undefined> {
+      const template = await AgentTemplate.query(db).forOrg(ctx.organizationId).findById(templateId);
+      return template && template.entityId === entityId ? viewOf(ctx, template) : undefined;
+    },
+
+    /** A saved version with its template (a deployed template, in the console's words). */
+    async getVersion(ctx: RequestContext, versionId: string): Promise<{ template: AgentTemplate; version: AgentTemplateVersion }> {
+      const version = await AgentTemplateVersion.query(db).forOrg(ctx.organizationId).findById(versionId);
+      if (!version) throw new NotFoundError('Deployed template');
+      return { template: await findById(ctx, version.templateId), version };
     },
 
     async list(
@@ -285,21 +381,29 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       input: { agentFile: Record<string, unknown>; saveExistingChanges: boolean; updateExistingTools: boolean },
     ): Promise<void> {
       const template = await findByName(ctx, name);
-      if (input.saveExistingChanges && !(await matchesLatest(ctx, template))) await saveVersion(ctx, template.id, 'Saved before an agent file update');
+      await deps.simulatedAgents.pull(ctx, template.id);
+      if (input.saveExistingChanges && !(await matchesLatest(ctx, await findById(ctx, template.id)))) {
+        await saveVersion(ctx, template.id, 'Saved before an agent file update');
+      }
       const snapshot = await snapshotOfSource(
         ctx,
         { type: 'agent_file', agentFile: input.agentFile, updateExistingTools: input.updateExistingTools },
         template.projectId,
       );
-      await template.$query(db).patch({ workingSnapshot: snapshot });
+      await editWorkingState(ctx, template.id, () => snapshot);
     },
 
     /** Changes the working state (the console editor); saving makes it a version. */
-    async updateWorkingState(ctx: RequestContext, id: string, patch: Partial<TemplateSnapshot>): Promise<TemplateView> {
-      const template = await findById(ctx, id);
-      await template.$query(db).patch({ workingSnapshot: { ...template.workingSnapshot, ...patch } });
+    async updateWorkingState(
+      ctx: RequestContext,
+      id: string,
+      patch: Partial<TemplateSnapshot> | ((working: TemplateSnapshot) => Partial<TemplateSnapshot>),
+    ): Promise<TemplateView> {
+      await editWorkingState(ctx, id, (working) => ({ ...working, ...(typeof patch === 'function' ? patch(working) : patch) }));
       return viewOf(ctx, await findById(ctx, id));
     },
+
+    editWorkingState,
 
     async save(
       ctx: RequestContext,
@@ -307,6 +411,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       input: SaveInput,
     ): Promise<{ view: TemplateView; version: AgentTemplateVersion; migration: TemplateMigration | null }> {
       const template = await findByName(ctx, name);
+      await deps.simulatedAgents.pull(ctx, template.id);
       const version = await saveVersion(ctx, template.id, input.message ?? null);
       const migration = input.migrateAgents ? await startMigration(ctx, template, version, input.migrateAgents) : null;
       return { view: await viewOf(ctx, await findById(ctx, template.id)), version, migration };
@@ -319,34 +424,34 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       }
       const template = await findByName(ctx, name);
       const ref = await resolveVersion(ctx, `${name}:${versionText}`);
-      if (!(await matchesLatest(ctx, template))) await saveVersion(ctx, template.id, 'Saved before a rollback');
-      await AgentTemplate.query(db).forOrg(ctx.organizationId).findById(template.id).patch({ workingSnapshot: ref.snapshot });
+      await deps.simulatedAgents.pull(ctx, template.id);
+      if (!(await matchesLatest(ctx, await findById(ctx, template.id)))) await saveVersion(ctx, template.id, 'Saved before a rollback');
+      await editWorkingState(ctx, template.id, () => ref.snapshot);
       return ref.version!.version;
     },
 
     /** Deletes a template with its versions; refused while agents were created from it, unless forced. */
     async delete(ctx: RequestContext, name: string, force: boolean): Promise<void> {
       const template = await findByName(ctx, name);
-      const query = Agent.query(db).forOrg(ctx.organizationId).where({ templateId: template.id });
-      if (template.simulatedAgentId) query.whereNot('id', template.simulatedAgentId);
-      const dependents = await query.resultSize();
+      const dependents = await Agent.query(db).forOrg(ctx.organizationId).where({ templateId: template.id }).resultSize();
       if (dependents > 0 && !force) {
         throw new ConflictError(
           `Template '${name}' still has ${dependents} agent${dependents === 1 ? '' : 's'} created from it; delete them first, or delete the template with force=true`,
         );
       }
+      await deps.simulatedAgents.removeFor(ctx, template.id);
       await db.transaction(async (trx) => {
         await Agent.query(trx).forOrg(ctx.organizationId).where({ templateId: template.id }).patch({ templateId: null, templateVersionId: null });
         await AgentTemplate.query(trx).forOrg(ctx.organizationId).deleteById(template.id);
       });
-      if (template.simulatedAgentId) await deps.agents.delete(ctx, template.simulatedAgentId).catch(() => undefined);
     },
 
     async fork(ctx: RequestContext, id: string, newName: string | undefined, rules: NameRules): Promise<TemplateView> {
-      const source = await findById(ctx, id);
-      const name = newName ?? `${source.name}-fork`;
+      const name = newName ?? `${(await findById(ctx, id)).name}-fork`;
       assertName(name, rules, ['body', 'name']);
       await assertNameFree(ctx, name);
+      await deps.simulatedAgents.pull(ctx, id);
+      const source = await findById(ctx, id);
       const template = await AgentTemplate.query(db).insert({
         id: newId('template'),
         organizationId: ctx.organizationId,
@@ -355,7 +460,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
         description: source.description,
         workingSnapshot: source.workingSnapshot,
         latestVersion: 0,
-        simulatedAgentId: null,
+        entityId: newId('templateEntity'),
       });
       await saveVersion(ctx, template.id, `Forked from ${source.name}`);
       return viewOf(ctx, await findById(ctx, template.id));
@@ -386,9 +491,13 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       return { template, versions: versions.slice(0, page.limit), hasNextPage: versions.length > page.limit };
     },
 
-    /** Creates `count` agents from a version in one deployment. */
+    /**
+     * Creates `count` agents from a version in one deployment, a few at a time (each agent is its own
+     * transaction); bad memory variables are refused before anything is created.
+     */
     async createAgents(ctx: RequestContext, versionText: string, input: CreateAgentsInput, count = 1) {
       const ref = await resolveVersion(ctx, versionText);
+      variablesFor(ref, input);
       const deployment = await TemplateDeployment.query(db).insert({
         id: newId('deployment'),
         organizationId: ctx.organizationId,
@@ -396,8 +505,22 @@ export function createTemplateService(deps: TemplateServiceDeps) {
         templateId: ref.template.id,
         templateVersionId: (ref.version ?? (await resolveVersion(ctx, `${ref.template.name}:latest`)).version!).id,
       });
-      const agentIds: string[] = [];
-      for (let index = 0; index < count; index++) agentIds.push(await createAgentFrom(ctx, ref, input, deployment.id));
+      const agentIds: string[] = new Array<string>(count);
+      let next = 0;
+      // The first failure stops every lane before its next agent; it is what the caller gets.
+      let failure: { error: unknown } | undefined;
+      const lane = async () => {
+        while (!failure && next < count) {
+          const index = next++;
+          try {
+            agentIds[index] = await createAgentFrom(ctx, ref, input, deployment.id);
+          } catch (error) {
+            failure ??= { error };
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(CONCURRENT_CREATIONS, count) }, lane));
+      if (failure) throw failure.error;
       return { agentIds, deploymentId: deployment.id };
     },
 

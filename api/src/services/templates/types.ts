@@ -1,9 +1,11 @@
 import type { TemplateSnapshot } from '@engram/core/templates/snapshot';
-import type { AgentTemplate, AgentTemplateVersion, TemplateMigration } from '@engram/db';
+import type { AgentTemplate, AgentTemplateVersion, SimulatedAgent, TemplateMigration } from '@engram/db';
 
 export type TemplateView = {
   template: AgentTemplate;
   projectSlug: string;
+  /** The id of the newest saved version. */
+  latestVersionId: string | null;
   /** The working state differs from the newest saved version. */
   hasUnsavedChanges: boolean;
 };
@@ -20,4 +22,12 @@ export type MigrationView = {
   failed: number;
   untouched: number;
   failures: Array<{ agentId: string; reason: string }>;
+};
+
+/** A template's simulated agent: corrupted while its agent could not be built (or is gone), with the reason. */
+export type SimulatedAgentView = {
+  simulated: SimulatedAgent;
+  template: AgentTemplate;
+  isCorrupted: boolean;
+  reason: string | null;
 };

@@ -11,12 +11,16 @@ type OwnedResource = {
   idShape: (value: string) => boolean;
   /** Values of another shape name the resource too (a template's version, `name:3`): the input rules do not refuse them. */
   otherShapesAllowed?: true;
+  /** The column's value for a parameter that names the row another way (a migration by its workflow id). */
+  columnValue?: (value: string) => string;
 };
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const prefixed = (kind: IdKind) => (value: string) => isId(kind, value);
 const matching = (shape: RegExp) => (value: string) => shape.test(value);
 const uuid = matching(new RegExp(`^${UUID}$`));
+/** A migration's workflow id is its row id after this (`templateMigrationWorkflowId`). */
+const MIGRATION_WORKFLOW_PREFIX = 'template-migration-';
 
 /**
  * Path parameters that name a tenant's row, by the parameter names routes use. Every route with one
@@ -49,6 +53,17 @@ export const OWNED_RESOURCE_PARAMS: Record<string, OwnedResource> = {
   environmentVariableId: { table: 'organization_environment_variables', label: 'Environment variable', idShape: uuid },
   developmentServerId: { table: 'development_servers', label: 'Development server', idShape: uuid },
   agentTemplateId: { table: 'agent_templates', label: 'Template', idShape: prefixed('template') },
+  templateId: { table: 'agent_templates', label: 'Template', idShape: prefixed('template') },
+  deployedAgentTemplateId: { table: 'agent_template_versions', label: 'Deployed template', idShape: prefixed('templateVersion') },
+  blockTemplateId: { table: 'block_templates', label: 'Block template', idShape: prefixed('blockTemplate') },
+  simulatedAgentId: { table: 'simulated_agents', label: 'Simulated agent', idShape: prefixed('simulatedAgent') },
+  deployment_id: { table: 'template_deployments', label: 'Deployment', idShape: prefixed('deployment') },
+  workflowId: {
+    table: 'template_migrations',
+    label: 'Migration',
+    idShape: (value) => value.startsWith(MIGRATION_WORKFLOW_PREFIX) && isId('templateMigration', value.slice(MIGRATION_WORKFLOW_PREFIX.length)),
+    columnValue: (value) => value.slice(MIGRATION_WORKFLOW_PREFIX.length),
+  },
   // `/v1/templates/:template` names a template by its bare name, or a version of it (`name:version`, which its handler resolves).
   template: { table: 'agent_templates', column: 'name', label: 'Template', idShape: matching(/^[A-Za-z0-9_-]+$/), otherShapesAllowed: true },
 };
@@ -62,7 +77,7 @@ export function createTenantGuard(deps: { db: Database }) {
         if (!resource || typeof value !== 'string' || !resource.idShape(value)) continue;
         const found = await deps
           .db(resource.table)
-          .where({ [resource.column ?? 'id']: value, organization_id: organizationId })
+          .where({ [resource.column ?? 'id']: resource.columnValue ? resource.columnValue(value) : value, organization_id: organizationId })
           .first(deps.db.raw('1 as found'));
         if (!found) throw new NotFoundError(resource.label);
       }

@@ -34,6 +34,7 @@ import {
   IconHistory,
   IconMessageCircle,
   IconSettings,
+  IconTemplate,
   IconTool,
 } from '@tabler/icons-react';
 import { useAgent } from '../queries.js';
@@ -48,7 +49,7 @@ import { SplitPane } from './split-pane.js';
 import { ToolsPanel } from './tools-panel.js';
 import { useChat } from './use-chat.js';
 
-type PanelId = 'memory' | 'tools' | 'context' | 'runs' | 'archival' | 'files' | 'settings';
+type PanelId = 'template' | 'memory' | 'tools' | 'context' | 'runs' | 'archival' | 'files' | 'settings';
 
 type Panel = { id: PanelId; label: string; icon: ReactNode };
 
@@ -62,13 +63,20 @@ const PANELS: Panel[] = [
   { id: 'settings', label: 'Settings', icon: <IconSettings size={15} /> },
 ];
 
-const isPanel = (value: string | null): value is PanelId => PANELS.some((panel) => panel.id === value);
+/** A template's editor shows the template's own memory in place of the agent's, and no archive (templates have none). */
+const TEMPLATE_PANELS: Panel[] = [
+  { id: 'template', label: 'Template', icon: <IconTemplate size={15} /> },
+  ...PANELS.filter((panel) => panel.id !== 'memory' && panel.id !== 'archival'),
+];
+
+const isPanelOf = (panels: Panel[]) => (value: string | null): value is PanelId => panels.some((panel) => panel.id === value);
 
 /**
  * The open panel and run, kept in the address (`?panel=runs&run=…`): a reload reopens them and a run can be linked
  * to. Switching panels replaces the entry; opening a run adds one, so Back returns to the list.
  */
-function usePanelLocation(fallback: PanelId | 'chat') {
+function usePanelLocation(fallback: PanelId | 'chat', panels: Panel[]) {
+  const isPanel = isPanelOf(panels);
   const [params, setParams] = useSearchParams();
   const requested = params.get('panel');
   const runId = params.get('run');
@@ -105,10 +113,13 @@ type TabsLayout = {
  * tab's name, else the open tab and as many others as fit, in order, beside a "More" menu for the rest. Widths are
  * read from an invisible row of every tab in each style (fonts and labels decide them) and of the More button.
  */
-function useTabsLayout(value: PanelId): TabsLayout & { rowRef: RefObject<HTMLDivElement | null>; measureRef: RefObject<HTMLDivElement | null> } {
+function useTabsLayout(
+  value: PanelId,
+  panels: Panel[],
+): TabsLayout & { rowRef: RefObject<HTMLDivElement | null>; measureRef: RefObject<HTMLDivElement | null> } {
   const rowRef = useRef<HTMLDivElement>(null);
   const measureRef = useRef<HTMLDivElement>(null);
-  const [layout, setLayout] = useState<TabsLayout>({ style: 'labels', shown: PANELS.map((panel) => panel.id) });
+  const [layout, setLayout] = useState<TabsLayout>({ style: 'labels', shown: panels.map((panel) => panel.id) });
   useLayoutEffect(() => {
     const row = rowRef.current;
     const measure = measureRef.current;
@@ -116,7 +127,7 @@ function useTabsLayout(value: PanelId): TabsLayout & { rowRef: RefObject<HTMLDiv
     const fit = () => {
       const widthOf = (key: string) => measure.querySelector<HTMLElement>(`[data-measure="${key}"]`)?.offsetWidth ?? 0;
       const available = row.clientWidth;
-      const all = PANELS.map((panel) => panel.id);
+      const all = panels.map((panel) => panel.id);
       const total = (keys: string[]) => keys.reduce((sum, key) => sum + widthOf(key), 0);
       if (total(all.map((id) => `label-${id}`)) <= available) return setLayout({ style: 'labels', shown: all });
       const compact = all.map((id) => (id === value ? `named-${id}` : `icon-${id}`));
@@ -135,7 +146,7 @@ function useTabsLayout(value: PanelId): TabsLayout & { rowRef: RefObject<HTMLDiv
     observer.observe(measure);
     fit();
     return () => observer.disconnect();
-  }, [value]);
+  }, [value, panels]);
   return { ...layout, rowRef, measureRef };
 }
 
@@ -150,9 +161,9 @@ function PanelTab({ panel, style, open, measure }: { panel: Panel; style: 'label
 }
 
 /** The right-hand panel's tabs, as many as fit (see useTabsLayout), the open one always; the others are under More. */
-function PanelTabs({ value, onChange }: { value: PanelId; onChange: (panel: PanelId) => void }) {
-  const { rowRef, measureRef, style, shown } = useTabsLayout(value);
-  const hidden = PANELS.filter((panel) => !shown.includes(panel.id));
+function PanelTabs({ value, onChange, panels }: { value: PanelId; onChange: (panel: PanelId) => void; panels: Panel[] }) {
+  const { rowRef, measureRef, style, shown } = useTabsLayout(value, panels);
+  const hidden = panels.filter((panel) => !shown.includes(panel.id));
   const moreButton = (count: number, measured = false) => (
     <Button
       size="compact-xs"
@@ -169,7 +180,7 @@ function PanelTabs({ value, onChange }: { value: PanelId; onChange: (panel: Pane
     <Box px="xs" pt={4} style={{ position: 'relative' }}>
       <Group ref={rowRef} gap={4} wrap="nowrap" style={{ minWidth: 0 }}>
         <Tabs.List style={{ flexWrap: 'nowrap', flex: 1, minWidth: 0 }}>
-          {PANELS.filter((panel) => shown.includes(panel.id)).map((panel) => (
+          {panels.filter((panel) => shown.includes(panel.id)).map((panel) => (
             <PanelTab key={panel.id} panel={panel} style={style} open={panel.id === value} />
           ))}
         </Tabs.List>
@@ -189,22 +200,36 @@ function PanelTabs({ value, onChange }: { value: PanelId; onChange: (panel: Pane
       </Group>
       {/* Never seen or reached: only measured. */}
       <Box ref={measureRef} aria-hidden inert style={{ position: 'absolute', top: 0, left: 0, visibility: 'hidden', pointerEvents: 'none', display: 'flex', whiteSpace: 'nowrap' }}>
-        {PANELS.flatMap((panel) => [
+        {panels.flatMap((panel) => [
           <PanelTab key={`label-${panel.id}`} panel={panel} style="labels" measure={`label-${panel.id}`} />,
           <PanelTab key={`icon-${panel.id}`} panel={panel} style="icons" measure={`icon-${panel.id}`} />,
           <PanelTab key={`named-${panel.id}`} panel={panel} style="named" measure={`named-${panel.id}`} />,
         ])}
         {/* With the group's gap before it. */}
         <Box pl={4} data-measure="more">
-          {moreButton(PANELS.length, true)}
+          {moreButton(panels.length, true)}
         </Box>
       </Box>
     </Box>
   );
 }
 
-function PanelBody({ id, agent, runId, onOpenRun }: { id: PanelId; agent: Agent; runId: string | null; onOpenRun: (runId: string | null) => void }) {
+function PanelBody({
+  id,
+  agent,
+  runId,
+  onOpenRun,
+  templatePanel,
+}: {
+  id: PanelId;
+  agent: Agent;
+  runId: string | null;
+  onOpenRun: (runId: string | null) => void;
+  templatePanel: ReactNode;
+}) {
   switch (id) {
+    case 'template':
+      return templatePanel;
     case 'memory':
       return <MemoryPanel agentId={agent.id} />;
     case 'tools':
@@ -266,10 +291,21 @@ function AgentHeader({ agent }: { agent: Agent }) {
 /** One agent: chat on the left, memory / tools / context / runs / archive / files / settings on the right (tabs on phones). */
 export function AgentWorkspace() {
   const { agentId = '' } = useParams();
+  return <AgentWorkspaceView agentId={agentId} />;
+}
+
+/**
+ * The workspace of an agent. A template's editor gives its own header (in place of the agent's name) and its
+ * template panel, which then takes the place of the agent's memory: the agent is the template's simulated agent.
+ */
+export function AgentWorkspaceView({ agentId, header, templatePanel }: { agentId: string; header?: ReactNode; templatePanel?: ReactNode }) {
   const agent = useAgent(agentId);
   const chat = useChat(agentId);
   const wide = useMediaQuery('(min-width: 62em)', true);
-  const location = usePanelLocation(wide ? 'memory' : 'chat');
+  const panels = templatePanel === undefined ? PANELS : TEMPLATE_PANELS;
+  const firstPanel = panels[0]!.id;
+  const isPanel = isPanelOf(panels);
+  const location = usePanelLocation(wide ? firstPanel : 'chat', panels);
   if (agent.isPending) return <Loader m="xl" />;
   if (agent.error) return <ErrorNotice error={agent.error} title="This agent could not be opened" onRetry={() => void agent.refetch()} />;
 
@@ -283,12 +319,12 @@ export function AgentWorkspace() {
   if (!wide) {
     return (
       <Stack gap={0} h={height}>
-        <AgentHeader agent={agent.data} />
+        {header ?? <AgentHeader agent={agent.data} />}
         <Tabs value={location.panel} onChange={(value) => location.openPanel(isPanel(value) ? value : 'chat')} keepMounted={false} variant="pills" radius="md">
           <ScrollArea type="never" mb="xs">
             {/* On a phone only the open tab shows its name; the others are icons (named for screen readers). */}
             <Tabs.List style={{ flexWrap: 'nowrap' }}>
-              {[{ id: 'chat' as const, label: 'Chat', icon: <IconMessageCircle size={16} /> }, ...PANELS].map((item) => (
+              {[{ id: 'chat' as const, label: 'Chat', icon: <IconMessageCircle size={16} /> }, ...panels].map((item) => (
                 <Tabs.Tab key={item.id} value={item.id} leftSection={item.icon} aria-label={item.label} px="sm">
                   {location.panel === item.id ? item.label : null}
                 </Tabs.Tab>
@@ -301,7 +337,7 @@ export function AgentWorkspace() {
             chatCard
           ) : (
             <ScrollArea h="100%" offsetScrollbars="present">
-              <PanelBody id={location.panel} agent={agent.data} runId={location.runId} onOpenRun={location.openRun} />
+              <PanelBody id={location.panel} agent={agent.data} runId={location.runId} onOpenRun={location.openRun} templatePanel={templatePanel} />
             </ScrollArea>
           )}
         </Box>
@@ -310,10 +346,10 @@ export function AgentWorkspace() {
   }
 
   // Wide, the chat is always beside the panels: a `chat` left in the address from a phone opens the first panel.
-  const panel = location.panel === 'chat' ? 'memory' : location.panel;
+  const panel = location.panel === 'chat' ? firstPanel : location.panel;
   return (
     <Stack gap={0} h={height}>
-      <AgentHeader agent={agent.data} />
+      {header ?? <AgentHeader agent={agent.data} />}
       <Box style={{ flex: 1, minHeight: 0 }}>
         <SplitPane
           id="ade"
@@ -321,10 +357,10 @@ export function AgentWorkspace() {
           left={chatCard}
           right={
             <Card withBorder radius="lg" p={0} h="100%">
-              <Tabs value={panel} onChange={(value) => location.openPanel(isPanel(value) ? value : 'memory')} keepMounted={false} h="100%" style={{ display: 'flex', flexDirection: 'column' }}>
-                <PanelTabs value={panel} onChange={location.openPanel} />
+              <Tabs value={panel} onChange={(value) => location.openPanel(isPanel(value) ? value : firstPanel)} keepMounted={false} h="100%" style={{ display: 'flex', flexDirection: 'column' }}>
+                <PanelTabs value={panel} onChange={location.openPanel} panels={panels} />
                 <ScrollArea style={{ flex: 1 }} p="sm" data-testid="side-panel">
-                  <PanelBody id={panel} agent={agent.data} runId={location.runId} onOpenRun={location.openRun} />
+                  <PanelBody id={panel} agent={agent.data} runId={location.runId} onOpenRun={location.openRun} templatePanel={templatePanel} />
                 </ScrollArea>
               </Tabs>
             </Card>

@@ -52,7 +52,7 @@ const modelFields = {
 };
 
 /** Every field of the public create payload; unknown keys are a 422, as with the reference server. */
-const CreateAgentBody = z.strictObject({
+export const CreateAgentBody = z.strictObject({
   ...modelFields,
   name: z.string().min(1).optional(),
   agent_type: z.enum(AGENT_TYPES).optional(),
@@ -80,9 +80,9 @@ const CreateAgentBody = z.strictObject({
   response_format: ResponseFormatSchema.nullish(),
   folder_ids: z.array(z.string()).nullish(),
   source_ids: z.array(z.string()).nullish(),
-  // Accepted for compatibility with existing clients; identities, sleep-time agents and compaction settings
-  // are not part of an agent here yet, so these are not acted on.
   identity_ids: z.array(z.string()).nullish(),
+  // Accepted for compatibility with existing clients; sleep-time agents and compaction settings are not part
+  // of an agent here yet, so these are not acted on.
   include_default_source: z.boolean().optional(),
   include_multi_agent_tools: z.boolean().optional(),
   enable_sleeptime: z.boolean().nullish(),
@@ -192,7 +192,9 @@ export function agentCrudRoutes(services: AppServices): FastifyPluginAsyncZod {
           ? await services.templates.createAgent(ctx, body.from_template, {
               agentName: body.name,
               tags: body.tags ?? undefined,
+              identityIds: body.identity_ids ?? undefined,
               memoryVariables: body.memory_variables ?? undefined,
+              toolVariables: { ...body.tool_exec_environment_variables, ...body.secrets },
               initialMessageSequence: body.initial_message_sequence ?? undefined,
             })
           : (await services.agents.create(ctx, body)).agent.id;
