@@ -84,7 +84,7 @@ export function createServices(deps: ServiceDeps) {
     deleteAccount: (userId) => accountServices.accounts.delete(userId),
     adminEmails: deps.adminEmails ?? [],
   });
-  const runs = createRunService({ db: deps.db, agentRuns, messages, admitBilledRun: billingServices.quotas.admitRun, admitModelRequest: (organizationId, llmConfig) => admin.modelRateLimits.admit(organizationId, llmConfig) });
+  const runs = createRunService({ db: deps.db, agentRuns, messages, admitBilledRun: billingServices.quotas.admitRun, admitModelRequest: (organizationId, runId, llmConfig) => admin.modelRateLimits.admit(organizationId, runId, llmConfig) });
   const messageHistory = createMessageHistoryService({
     db: deps.db,
     compactContext: createCompactContext({ db: deps.db, baseProviders: deps.baseProviders, secrets: deps.secrets }),

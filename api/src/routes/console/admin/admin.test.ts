@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContentViolation, Run, User } from '@engram/db';
-import { freePort, startApiProcess, type ManagedProcess } from '@engram/testing';
+import { freePort, startApiProcess, type ChatRequest, type ManagedProcess } from '@engram/testing';
 import { startAgentTestContext, type AgentTestContext } from '@engram/testing/agent-test-context';
 import { createAgent } from '@engram/testing/factories/index';
 import { callRoute, fillPath, walkableRoutes } from '../../../http/route-walk-test-support.js';
@@ -224,6 +224,54 @@ describe('models', () => {
 
       expect((await platformAdmin.client.delete(`/admin/organizations/${owner.organizationId}/rate-limits/${encodeURIComponent(TEST_MODEL)}`)).status).toBe(200);
       expect((await send(secondApiUrl, apiKey, agent.id, 'after reset')).status).toBe(200);
+    } finally {
+      await platformAdmin.client.delete(`/admin/models/inference/${registered.body.id}`);
+    }
+  });
+});
+
+describe('model calls of a run', () => {
+  it('counts each model call, not each send: a call past the limit is held back until the window has room, never sent to the provider', { timeout: 120_000 }, async () => {
+    const { owner, apiKey } = await customer('Many calls');
+    const agent = await createAgent({ baseUrl: context.stack.baseUrl, apiKey }, { name: 'many-calls-agent', model: TEST_MODEL });
+    const registered = await platformAdmin.client.post('/admin/models/inference', { modelName: TEST_MODEL, modelEndpoint: 'https://api.openai.com/v1' });
+    try {
+      await platformAdmin.client.put(`/admin/organizations/${owner.organizationId}/rate-limits/${encodeURIComponent(TEST_MODEL)}`, {
+        requestsPerMinute: 2,
+        tokensPerMinute: 1_000_000,
+      });
+      // Runs of the tests before may still be calling the model server: these replies are for this agent's run alone.
+      const marker = `search twice ${randomBytes(4).toString('hex')}`;
+      const ofThisRun = (request: ChatRequest) => JSON.stringify(request.messages).includes(marker);
+      const callsOfThisRun = () => context.model.requests.filter(ofThisRun).length;
+      context.model.enqueue(
+        { type: 'tool_calls', calls: [{ name: 'conversation_search', arguments: { query: 'first' } }], match: ofThisRun },
+        { type: 'tool_calls', calls: [{ name: 'conversation_search', arguments: { query: 'second' } }], match: ofThisRun },
+        { type: 'text', text: 'never reached', match: ofThisRun },
+      );
+      // The send reserves the first call; the second step's call takes the last of the two.
+      const sent = await send(context.stack.baseUrl, apiKey, agent.id, marker);
+      expect(sent.status).toBe(200);
+
+      const workflow = context.stack.temporal.workflow.getHandle(sent.body.id);
+      const heldCall = async () => {
+        const { raw } = await workflow.describe();
+        return raw.pendingActivities?.find((activity) => activity.activityType?.name === 'callModel' && activity.lastFailure)?.lastFailure?.message ?? '';
+      };
+      const limitReached = new RegExp(`^Rate limit reached for ${TEST_MODEL}: 2 requests per minute\\. Retry in \\d+ s\\.$`);
+      await expect.poll(heldCall, { timeout: 60_000, interval: 200 }).toMatch(limitReached);
+      expect(callsOfThisRun()).toBe(2);
+      expect((await Run.query(context.stack.db).findById(sent.body.id))?.status).toBe('running');
+
+      // The budget is spent for new sends too, and the run can still be stopped while it waits.
+      const refused = await send(context.stack.baseUrl, apiKey, agent.id, 'and again');
+      expect(refused.status).toBe(429);
+      expect(refused.body.detail).toMatch(limitReached);
+      expect((await v1(context.stack.baseUrl, apiKey, 'POST', `/agents/${agent.id}/messages/cancel`, {})).status).toBe(200);
+      await expect
+        .poll(async () => (await Run.query(context.stack.db).findById(sent.body.id))?.status, { timeout: 30_000, interval: 100 })
+        .toBe('cancelled');
+      expect(callsOfThisRun()).toBe(2);
     } finally {
       await platformAdmin.client.delete(`/admin/models/inference/${registered.body.id}`);
     }
