@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContentViolation, Run, User } from '@engram/db';
+import { BillingAccount, ContentViolation, newReferralId, Referral, Run, User } from '@engram/db';
 import { freePort, startApiProcess, type ChatRequest, type ManagedProcess } from '@engram/testing';
 import { startAgentTestContext, type AgentTestContext } from '@engram/testing/agent-test-context';
 import { createAgent } from '@engram/testing/factories/index';
 import { callRoute, fillPath, walkableRoutes } from '../../../http/route-walk-test-support.js';
 import { BANNED_ORGANIZATION_MESSAGE } from '../../../http/auth.js';
+import { createAdminBillingService, NO_PAYMENT_PROVIDER_MESSAGE } from '../../../services/admin/admin-billing.js';
+import { createBillingServices } from '../../../services/billing/index.js';
 import { signUp, type ConsoleUser } from '../console-test-support.js';
 import { connectThroughDevice, createTestOAuthApp, postForm } from '../oauth-test-support.js';
 
@@ -362,5 +364,99 @@ describe('credits and gift codes', () => {
     expect((await platformAdmin.client.post(`/admin/gift-codes/${created.body.id}/disable`)).body.disabledAt).not.toBeNull();
     expect((await platformAdmin.client.put(`/admin/gift-codes/${created.body.id}`, { ...giftCode, name: 'Launch (edited)' })).body.name).toBe('Launch (edited)');
     expect((await platformAdmin.client.delete(`/admin/gift-codes/${created.body.id}`)).status).toBe(200);
+  });
+});
+
+describe('billing settings and method', () => {
+  it("sets an organization's tier and pricing model: cpm lets its runs go on below a zero balance while billing is on", async () => {
+    const { owner } = await customer('Enterprise deal');
+    const settings = `/admin/organizations/${owner.organizationId}/billing-settings`;
+    expect((await platformAdmin.client.get(settings)).body).toEqual({ billingTier: 'free', pricingModel: 'prepay' });
+    expect((await platformAdmin.client.put(settings, { billingTier: 'gold', pricingModel: 'prepay' })).status).toBe(400);
+    expect((await platformAdmin.client.put(settings, { billingTier: 'enterprise' })).status).toBe(400);
+    expect((await platformAdmin.client.get(settings)).body).toEqual({ billingTier: 'free', pricingModel: 'prepay' });
+
+    // Billing on, as the hosted product runs: with no credits left a prepaid organization's run is refused before any model call.
+    const billingOn = createBillingServices({ db: context.stack.db, mode: 'on' });
+    const balance = (await platformAdmin.client.get(`/admin/organizations/${owner.organizationId}/credits`)).body.credits as number;
+    if (balance > 0) await platformAdmin.client.post(`/admin/organizations/${owner.organizationId}/remove-credits`, { amount: balance });
+    expect((await platformAdmin.client.get(`/admin/organizations/${owner.organizationId}/credits`)).body.credits).toBe(0);
+    const llmConfig = { model: MODEL, model_endpoint_type: 'openai', handle: TEST_MODEL, context_window: 8000 };
+    await expect(billingOn.quotas.admitRun(owner.organizationId, llmConfig)).rejects.toThrow(/^Not enough credits/);
+
+    const updated = await platformAdmin.client.put(settings, { billingTier: 'enterprise', pricingModel: 'cpm' });
+    expect(updated.body).toEqual({ billingTier: 'enterprise', pricingModel: 'cpm' });
+    expect((await owner.client.get('/organizations/self/billing-info')).body.billingTier).toBe('enterprise');
+    await expect(billingOn.quotas.admitRun(owner.organizationId, llmConfig)).resolves.toBeUndefined();
+  });
+
+  it('switches the billing method, and refreshes it from the payment provider when one is configured (503 while none is)', async () => {
+    const { owner } = await customer('Invoiced');
+    const method = `/admin/organizations/${owner.organizationId}/billing-method`;
+    expect((await platformAdmin.client.get(method)).body).toEqual({ billingMethod: 'stripe_managed', stripeCustomerId: null, defaultPaymentMethodId: null, refreshedAt: null });
+    const unconfigured = await platformAdmin.client.post(`${method}/refresh`);
+    expect(unconfigured).toMatchObject({ status: 503, body: { message: NO_PAYMENT_PROVIDER_MESSAGE } });
+
+    expect((await platformAdmin.client.put(method, { billingMethod: 'invoice' })).status).toBe(400);
+    expect((await platformAdmin.client.put(method, { billingMethod: 'enterprise' })).body.billingMethod).toBe('enterprise');
+    const refreshed = await platformAdmin.client.post(`${method}/refresh`);
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body).toMatchObject({ billingMethod: 'enterprise', refreshedAt: expect.any(String) });
+    expect((await platformAdmin.client.put(method, { billingMethod: 'stripe_managed' })).body.billingMethod).toBe('stripe_managed');
+
+    // With a provider: the organization's default card is read from it and kept.
+    const asked: string[] = [];
+    const withProvider = createAdminBillingService({
+      db: context.stack.db,
+      paymentAccounts: {
+        async describeCustomer(customerId) {
+          asked.push(customerId);
+          return { defaultPaymentMethodId: 'pm_card_visa' };
+        },
+      },
+    });
+    await expect(withProvider.refreshBillingMethod(owner.organizationId)).rejects.toThrow(/never saved a card/);
+    await BillingAccount.query(context.stack.db).forOrg(owner.organizationId).patch({ stripeCustomerId: `cus_${randomBytes(6).toString('hex')}` });
+    const fromProvider = await withProvider.refreshBillingMethod(owner.organizationId);
+    expect(fromProvider).toMatchObject({ billingMethod: 'stripe_managed', defaultPaymentMethodId: 'pm_card_visa', refreshedAt: expect.any(Date) });
+    expect(asked).toEqual([fromProvider.stripeCustomerId]);
+    expect((await platformAdmin.client.get(method)).body.defaultPaymentMethodId).toBe('pm_card_visa');
+  });
+
+  it("lists the referral programme's totals and the organizations whose codes brought the most", async () => {
+    const referrer = await customer('Referrer');
+    const referred = [await customer('Referred one'), await customer('Referred two')];
+    const code = await context.stack.services.referrals.referralCode(referrer.owner.organizationId);
+    for (const { owner } of referred) {
+      await Referral.query(context.stack.db).insert({
+        id: newReferralId(),
+        referrerOrganizationId: referrer.owner.organizationId,
+        referredOrganizationId: owner.organizationId,
+        code,
+        referrerReward: 250,
+        referredReward: 100,
+      } as Referral);
+    }
+    const stats = await platformAdmin.client.get('/admin/referral-stats?top=100');
+    expect(stats.status).toBe(200);
+    expect(stats.body.totalReferrals).toBeGreaterThanOrEqual(2);
+    expect(stats.body.totalReferrerRewards).toBeGreaterThanOrEqual(500);
+    expect(stats.body.topReferrers).toContainEqual({
+      organizationId: referrer.owner.organizationId,
+      organizationName: expect.any(String),
+      code,
+      usageCount: 2,
+      totalRewardsEarned: 500,
+    });
+    expect((await platformAdmin.client.get('/admin/referral-stats?top=0')).status).toBe(400);
+  });
+});
+
+describe('cloud access code', () => {
+  it('takes any code while the platform is open (no ENGRAM_CLOUD_ACCESS_CODES), and every account has access', async () => {
+    const { owner } = await customer('Open platform');
+    expect((await owner.client.get('/user/self')).body.hasCloudAccess).toBe(true);
+    expect(await owner.client.post('/cloud-access-code', { code: 'anything' })).toMatchObject({ status: 200, body: { hasCloudAccess: true } });
+    expect((await owner.client.post('/cloud-access-code', { code: '' })).status).toBe(400);
   });
 });
