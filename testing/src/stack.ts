@@ -63,6 +63,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     notifications,
     billingMode: apiConfig.billingMode,
     adminEmails: apiConfig.adminEmails,
+    cloudAccessCodes: apiConfig.cloudAccessCodes,
   });
   const app = await buildApp({
     config: { ...apiConfig, port: 0, logLevel: 'silent', streamPingIntervalMs: options.pingIntervalMs ?? 20_000 },

@@ -70,6 +70,8 @@ export type RunServiceDeps = {
   db: Database;
   agentRuns: Pick<AgentRunClient, 'enqueue' | 'cancel'>;
   messages: Pick<MessageService, 'listRunMessages'>;
+  /** Refuses a run of an organization that has no access to the platform yet (services/admin cloud access). */
+  admitCloudAccess?(organizationId: string, userId: string): Promise<void>;
   /** Refuses a run its organization cannot pay for while billing is on (services/billing), before any model call. */
   admitBilledRun?(organizationId: string, llmConfig: Agent['llmConfig']): Promise<void>;
   /**
@@ -128,6 +130,7 @@ export function createRunService(deps: RunServiceDeps) {
         const existing = await Run.query(deps.db).forOrg(ctx.organizationId).findOne({ agentId, idempotencyKey: key });
         if (existing) return { run: existing, created: false };
       }
+      await deps.admitCloudAccess?.(ctx.organizationId, ctx.userId);
       await deps.admitBilledRun?.(ctx.organizationId, agent.llmConfig);
       const runId = newId('run');
       // Last of the checks: it counts the run's first model call.
