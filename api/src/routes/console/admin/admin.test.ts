@@ -460,3 +460,72 @@ describe('cloud access code', () => {
     expect((await owner.client.post('/cloud-access-code', { code: '' })).status).toBe(400);
   });
 });
+
+describe('the rest of the admin list', () => {
+  it("keeps an organization's verified domains and SSO configurations", async () => {
+    const { owner } = await customer('Domains');
+    const domains = `/admin/organizations/${owner.organizationId}/verified-domains`;
+    const domain = `verified-${randomBytes(4).toString('hex')}.example.com`;
+    const added = await platformAdmin.client.post(domains, { domain: domain.toUpperCase() });
+    expect(added).toMatchObject({ status: 201, body: { domain } });
+    expect((await platformAdmin.client.post(domains, { domain })).status).toBe(409);
+    expect((await platformAdmin.client.post(domains, { domain: 'not a domain' })).status).toBe(400);
+    expect((await platformAdmin.client.get(domains)).body.domains).toEqual([{ id: added.body.id, domain }]);
+    expect((await platformAdmin.client.delete(`${domains}/${added.body.id}`)).status).toBe(200);
+    expect((await platformAdmin.client.delete(`${domains}/${added.body.id}`)).status).toBe(404);
+    expect((await platformAdmin.client.get(domains)).body.domains).toEqual([]);
+
+    const configurations = `/admin/organizations/${owner.organizationId}/sso-configurations`;
+    const created = await platformAdmin.client.post(configurations, { domain, workOSOrganizationId: 'org_workos_2' });
+    expect((await platformAdmin.client.get(configurations)).body.configurations).toEqual([
+      { id: created.body.id, domain, workOSOrganizationId: 'org_workos_2', createdAt: expect.any(String) },
+    ]);
+    expect((await owner.client.post('/verify-sso-email', { email: `someone@${domain}` })).status).toBe(200);
+    expect((await platformAdmin.client.delete(`${configurations}/${created.body.id}`)).status).toBe(200);
+    expect((await owner.client.post('/verify-sso-email', { email: `someone@${domain}` })).body.errorCode).toBe('invalidSSO');
+  });
+
+  it('ranks organizations by usage, and deletes a user and an organization', async () => {
+    const { owner, apiKey, agent } = await customer('Heavy user');
+    const marker = `heavy ${randomBytes(4).toString('hex')}`;
+    context.model.enqueue({ type: 'text', text: 'done', usage: { prompt_tokens: 40_000_000, completion_tokens: 10_000_000 }, match: (request) => JSON.stringify(request.messages).includes(marker) });
+    const sent = await send(context.stack.baseUrl, apiKey, agent.id, marker);
+    await expect.poll(async () => (await Run.query(context.stack.db).findById(sent.body.id))?.status, { timeout: 30_000, interval: 100 }).toBe('completed');
+    const leaderboard = await platformAdmin.client.get('/admin/usage-leaderboard?days=1&limit=100');
+    expect(leaderboard.body.leaderboard).toContainEqual({ organizationId: owner.organizationId, organizationName: expect.any(String), runs: 1, steps: 1, totalTokens: 50_000_000 });
+
+    expect((await platformAdmin.client.get(`/admin/users/${owner.userId}`)).body).toMatchObject({ id: owner.userId, email: owner.email });
+    const leaving = await signUp(context.stack, { name: 'Leaving' });
+    expect((await platformAdmin.client.delete(`/admin/users/${leaving.userId}`)).status).toBe(200);
+    expect((await platformAdmin.client.get(`/admin/users/${leaving.userId}`)).status).toBe(404);
+    expect((await leaving.client.get('/user/self')).status).toBe(401);
+
+    expect((await platformAdmin.client.delete(`/admin/organizations/${owner.organizationId}`)).status).toBe(200);
+    expect((await platformAdmin.client.get(`/admin/organizations/${owner.organizationId}`)).status).toBe(404);
+    expect((await v1(context.stack.baseUrl, apiKey, 'GET', `/agents/${agent.id}`)).status).toBe(401);
+  });
+
+  it('keeps the embedding model registry, and lists, reads, disables and enables gift codes', async () => {
+    const name = `openai/text-embedding-admin-${randomBytes(3).toString('hex')}`;
+    const created = await platformAdmin.client.post('/admin/models/embedding', { modelName: name, modelEndpoint: 'https://api.openai.com/v1' });
+    expect(created).toMatchObject({ status: 201, body: { name, brand: 'openai', disabledAt: null } });
+    expect((await platformAdmin.client.get('/admin/models/embedding?limit=100')).body.models.map((model: { name: string }) => model.name)).toContain(name);
+    const patched = await platformAdmin.client.patch(`/admin/models/embedding/${created.body.id}`, { isRecommended: true, defaultContextWindow: 8191 });
+    expect(patched.body).toMatchObject({ isRecommended: true, defaultContextWindow: 8191 });
+    expect((await platformAdmin.client.get(`/admin/models/embedding/${created.body.id}`)).body).toEqual(patched.body);
+    expect((await platformAdmin.client.get(`/admin/models/inference/${created.body.id}`)).status).toBe(404);
+    expect((await platformAdmin.client.delete(`/admin/models/embedding/${created.body.id}`)).status).toBe(200);
+    expect((await platformAdmin.client.get(`/admin/models/embedding/${created.body.id}`)).status).toBe(404);
+
+    const code = `LIST${randomBytes(3).toString('hex').toUpperCase()}`;
+    const giftCode = await platformAdmin.client.post('/admin/gift-codes', { name: 'Listed', code, description: 'Listed code', redemptionAmount: 10 });
+    expect((await platformAdmin.client.get('/admin/gift-codes')).body.giftCodes.map((listed: { code: string }) => listed.code)).toContain(code);
+    expect((await platformAdmin.client.get(`/admin/gift-codes/${giftCode.body.id}`)).body).toEqual(giftCode.body);
+    expect((await platformAdmin.client.post(`/admin/gift-codes/${giftCode.body.id}/disable`)).body.disabledAt).toEqual(expect.any(String));
+    const { owner } = await customer('Late redeemer');
+    expect((await owner.client.post('/gift-codes/redeem', { code })).body.errorCode).toBe('giftCodeDisabled');
+    expect((await platformAdmin.client.post(`/admin/gift-codes/${giftCode.body.id}/enable`)).body.disabledAt).toBeNull();
+    expect((await owner.client.post('/gift-codes/redeem', { code })).status).toBe(200);
+    await platformAdmin.client.delete(`/admin/gift-codes/${giftCode.body.id}`);
+  });
+});
