@@ -72,7 +72,16 @@ describe('platform admin permission', () => {
     const apiKey = (await orgAdmin.client.post('/api-keys', { name: 'k' })).body.apiKey as string;
     const adminRoutes = walkableRoutes(context.stack.app).filter((route) => route.rule.kind === 'platform_admin');
     expect(adminRoutes.map((route) => `${route.method} ${route.url}`)).toEqual(
-      expect.arrayContaining(['POST /api/admin/organizations/:organizationId/ban', 'PATCH /api/admin/models/inference/:modelId', 'GET /v1/admin/users/', 'GET /v1/admin/orgs/']),
+      expect.arrayContaining([
+        'POST /api/admin/organizations/:organizationId/ban',
+        'PATCH /api/admin/models/inference/:modelId',
+        'PUT /api/admin/organizations/:organizationId/billing-settings',
+        'PUT /api/admin/organizations/:organizationId/billing-method',
+        'POST /api/admin/organizations/:organizationId/billing-method/refresh',
+        'GET /api/admin/referral-stats',
+        'GET /v1/admin/users/',
+        'GET /v1/admin/orgs/',
+      ]),
     );
     const answers = await Promise.all(
       adminRoutes.map((route) => callRoute(context.stack.baseUrl, route, fillPath(route.url, { organizationId: orgAdmin.organizationId }), { apiKey, jar: orgAdmin.client.jar })),
