@@ -25,6 +25,11 @@ export const ApiConfigSchema = z.object({
     .optional(),
   ENGRAM_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, like https://engram.example.com' }).optional(),
   ENGRAM_BILLING: z.enum(['on', 'off'], { error: 'must be on or off' }).default('off'),
+  ENGRAM_CLOUD_ACCESS_CODES: z
+    .string()
+    .transform((value) => value.split(',').map((code) => code.trim()).filter(Boolean))
+    .pipe(z.array(z.string().min(6, { error: 'must be a comma-separated list of codes of at least 6 characters each' })))
+    .optional(),
 });
 
 export type ApiConfig = {
@@ -65,6 +70,11 @@ export type ApiConfig = {
   billingMode: 'on' | 'off';
   /** ENGRAM_ADMIN_EMAILS, lower-cased: accounts with these emails are platform admins (besides the first-start admin). */
   adminEmails: string[];
+  /**
+   * ENGRAM_CLOUD_ACCESS_CODES: with codes, an organization runs agents only once a member entered one (platform admins
+   * and whitelisted emails need none); empty, the default, leaves the platform open.
+   */
+  cloudAccessCodes: string[];
 };
 
 export const ENGRAM_VERSION = '0.1.0';
@@ -89,6 +99,7 @@ export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
       ? { url: parsed.data.TEMPORAL_UI_URL.replace(/\/+$/, ''), namespace: parseTemporalConfig(env).namespace }
       : null,
     adminEmails: parsed.data.ENGRAM_ADMIN_EMAILS ?? [],
+    cloudAccessCodes: parsed.data.ENGRAM_CLOUD_ACCESS_CODES ?? [],
     publicUrl: (parsed.data.ENGRAM_PUBLIC_URL ?? `http://${parsed.data.HOST}:${parsed.data.PORT}`).replace(/\/+$/, ''),
     billingMode: parsed.data.ENGRAM_BILLING,
   };

@@ -45,6 +45,7 @@ async function main(): Promise<void> {
     publicUrl: config.publicUrl,
     billingMode: config.billingMode,
     adminEmails: config.adminEmails,
+    cloudAccessCodes: config.cloudAccessCodes,
   });
   await services.adminUsers.grantConfiguredAdmins();
   await ensureTraceRetentionSchedule({ client: temporal, taskQueue: temporalConfig.taskQueue, retentionDays: telemetryConfig.retentionDays });

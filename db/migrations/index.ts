@@ -20,6 +20,8 @@ import * as templates from './20261127210000_templates.js';
 import * as traces from './20261127230000_traces.js';
 import * as rateLimitWindows from './20261128000000_rate_limit_windows.js';
 import * as simulatedAgents from './20261126300000_simulated_agents.js';
+import * as modelCallReservations from './20261126500000_model_call_reservations.js';
+import * as billingSettings from './20261126510000_billing_settings.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -46,4 +48,6 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261127230000_traces', traces],
   ['20261128000000_rate_limit_windows', rateLimitWindows],
   ['20261126300000_simulated_agents', simulatedAgents],
+  ['20261126500000_model_call_reservations', modelCallReservations],
+  ['20261126510000_billing_settings', billingSettings],
 ];

@@ -32,4 +32,14 @@ export {
   markFilesAccessed,
   fileViewLimitsOfAgent,
 } from './queries/file-agents.js';
+export {
+  MODEL_CALL_WINDOW_SECONDS,
+  modelCallRefusal,
+  modelRateLimitFor,
+  registryNamesOf,
+  takeModelCall,
+  type ModelCall,
+  type ModelCallDecision,
+  type ModelRateLimit,
+} from './queries/model-calls.js';
 export { meterStep, bookTransaction, priceOfStep, DOLLARS_PER_CREDIT, type MeteredStep, type StepCharge, type Booking, type Booked } from './queries/ledger.js';

@@ -57,7 +57,17 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   const baseProviders = options.baseProviders ?? [];
   const notifications = await createNotificationHub({ databaseUrl: inject('databaseUrl') });
   const apiConfig = parseApiConfig(options.apiEnv ?? {});
-  const services = createServices({ db, temporal, taskQueue, secrets, baseProviders, notifications, billingMode: apiConfig.billingMode });
+  const services = createServices({
+    db,
+    temporal,
+    taskQueue,
+    secrets,
+    baseProviders,
+    notifications,
+    billingMode: apiConfig.billingMode,
+    adminEmails: apiConfig.adminEmails,
+    cloudAccessCodes: apiConfig.cloudAccessCodes,
+  });
   const app = await buildApp({
     config: { ...apiConfig, port: 0, logLevel: 'silent', streamPingIntervalMs: options.pingIntervalMs ?? 20_000 },
     services,

@@ -8,10 +8,11 @@ import {
   runSpanAttributes,
   SPAN,
   type ModelDelta,
+  type ModelErrorKind,
   type ModelTurn,
   type ToolRuleState,
 } from '@engram/core';
-import { StepTrace, type Database, type SecretBox } from '@engram/db';
+import { modelCallRefusal, StepTrace, takeModelCall, type Database, type LlmConfig, type SecretBox } from '@engram/db';
 import { classifyProviderError, createModelClient, ModelCallError, providerFor, type BaseProviderConfig } from '@engram/integrations/llm';
 import { loadRunContext } from './context.js';
 import { publishDelta } from './run-log.js';
@@ -46,6 +47,27 @@ function deltaFrame(stepId: string, delta: ModelDelta): Record<string, unknown> 
   return { message_type: 'tool_call_message', id, tool_call: toolCall, tool_calls: [toolCall], step_id: stepId };
 }
 
+/**
+ * Counts this execution of the call against the organization's per-model rate limit (the send reserved the run's
+ * first call). Over the limit, the call is retried once the window has room (`nextRetryDelay`), within the model
+ * calls' retry policy; a run still refused after its last attempt stops with `llm_api_error` and the limit's message.
+ */
+async function admitModelCall(db: Database, input: CallModelInput, llmConfig: LlmConfig, attempt: number): Promise<void> {
+  const decision = await takeModelCall(db, {
+    organizationId: input.organizationId,
+    llmConfig,
+    runId: input.runId,
+    callKey: `${input.stepId}:${attempt}`,
+    refuseDisabled: false,
+  });
+  if (decision.admitted || decision.reason === 'disabled') return;
+  throw ApplicationFailure.create({
+    type: 'rate_limit' satisfies ModelErrorKind,
+    message: modelCallRefusal(decision),
+    nextRetryDelay: `${decision.retryAfterSeconds} seconds`,
+  });
+}
+
 export function createCallModel(deps: Deps) {
   const { tracer, recordContent } = tracingOf(deps);
   return async function callModel(input: CallModelInput): Promise<CallModelResult> {
@@ -59,6 +81,7 @@ export function createCallModel(deps: Deps) {
       stream: context.request.streamTokens,
     });
     const activity = Context.current();
+    await admitModelCall(deps.db, input, context.snapshot.llmConfig, activity.info.attempt);
     const heartbeat = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
     const started = process.hrtime.bigint();
     const { run } = context;

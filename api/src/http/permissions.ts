@@ -192,6 +192,8 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'POST /api/oauth/device/verify': ACCOUNT,
   // Asked before signing in, to route the email to its identity provider.
   'POST /api/verify-sso-email': PUBLIC,
+  // Any signed-in user may enter a code for the organization they act in (services/admin/cloud-access.ts).
+  'POST /api/cloud-access-code': ACCOUNT,
 
   // Console: the acting organization.
   'GET /api/organizations/self': MEMBER,

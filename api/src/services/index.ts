@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import { createApiKeyService } from './tenancy/api-keys.js';
 import { createOrganizationService } from './tenancy/organizations.js';
 import { createAccountServices, type AccountServiceOptions } from './accounts/index.js';
+import { createPostgresRateLimiter } from './accounts/rate-limiter.js';
 import { createAgentRunClient, createFileIngestionClient, createMessageBatchClient, createTemplateMigrationClient } from '@engram/temporal';
 import { createBatchService } from './batches/batch-service.js';
 import { createScheduleService } from './schedules/schedule-service.js';
@@ -61,6 +62,8 @@ export type ServiceDeps = {
   billingMode?: BillingMode;
   /** ENGRAM_ADMIN_EMAILS (`ApiConfig.adminEmails`): accounts with these emails are platform admins. */
   adminEmails?: readonly string[];
+  /** ENGRAM_CLOUD_ACCESS_CODES (`ApiConfig.cloudAccessCodes`): without any, every organization may run agents. */
+  cloudAccessCodes?: readonly string[];
 } & Pick<AccountServiceOptions, 'notifier' | 'rateLimiter' | 'supportChatSecret'>;
 
 /** The default listen address, for compositions (tests) that do not say where they are reached. */
@@ -73,11 +76,13 @@ export function createServices(deps: ServiceDeps) {
   const billingServices = createBillingServices({ db: deps.db, mode: deps.billingMode ?? 'off' });
   const agentRuns = createAgentRunClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const messages = createMessageService({ db: deps.db });
+  // One limiter for every budget (sign-in, password reset, access codes): its counters live in PostgreSQL.
+  const rateLimiter = deps.rateLimiter ?? createPostgresRateLimiter({ db: deps.db });
   const accountServices = createAccountServices({
     db: deps.db,
     secrets: deps.secrets,
     notifier: deps.notifier,
-    rateLimiter: deps.rateLimiter,
+    rateLimiter,
     supportChatSecret: deps.supportChatSecret,
   });
   const admin = createAdminServices({
@@ -85,8 +90,17 @@ export function createServices(deps: ServiceDeps) {
     agentRuns,
     deleteAccount: (userId) => accountServices.accounts.delete(userId),
     adminEmails: deps.adminEmails ?? [],
+    cloudAccessCodes: deps.cloudAccessCodes ?? [],
+    rateLimiter,
   });
-  const runs = createRunService({ db: deps.db, agentRuns, messages, admitBilledRun: billingServices.quotas.admitRun, admitModelRequest: (organizationId, llmConfig) => admin.modelRateLimits.admit(organizationId, llmConfig) });
+  const runs = createRunService({
+    db: deps.db,
+    agentRuns,
+    messages,
+    admitCloudAccess: admin.cloudAccess.assertMayRun,
+    admitBilledRun: billingServices.quotas.admitRun,
+    admitModelRequest: (organizationId, runId, llmConfig) => admin.modelRateLimits.admit(organizationId, runId, llmConfig),
+  });
   const messageHistory = createMessageHistoryService({
     db: deps.db,
     compactContext: createCompactContext({ db: deps.db, baseProviders: deps.baseProviders, secrets: deps.secrets }),

@@ -38,6 +38,17 @@ export type WhitelistedEmail = { id: string; email: string };
 
 export type ContentViolation = { id: string; organizationName: string; reasons: string[]; content: string; flaggedAt: string };
 
+export type StepCost = { maxContextWindowSize: number; cost: number };
+
+export type BillingSettings = { billingTier: 'free' | 'pro' | 'scale' | 'enterprise'; pricingModel: 'prepay' | 'cpm' };
+
+export type BillingMethod = {
+  billingMethod: 'stripe_managed' | 'enterprise';
+  stripeCustomerId: string | null;
+  defaultPaymentMethodId: string | null;
+  refreshedAt: string | null;
+};
+
 export type ReferralConfiguration = { referrerRewardAmount: number; referredRewardAmount: number; maxReferralRewardPerOrg: number; enabled: boolean };
 
 const organization = (id: string) => `${ADMIN}/organizations/${encodeURIComponent(id)}`;
@@ -50,8 +61,14 @@ export const adminApi = {
   credits: (id: string) => sendJson<{ credits: number }>(`${organization(id)}/credits`),
   changeCredits: (id: string, direction: 'add' | 'remove', amount: number) =>
     sendJson<{ credits: number }>(`${organization(id)}/${direction}-credits`, { method: 'POST', json: { amount } }),
-  ban: (id: string) => sendJson<AdminOrganization>(`${organization(id)}/ban`, { method: 'POST' }),
+  ban: (id: string) => sendJson<AdminOrganization & { cancelledRuns: number }>(`${organization(id)}/ban`, { method: 'POST' }),
   unban: (id: string) => sendJson<AdminOrganization>(`${organization(id)}/unban`, { method: 'POST' }),
+  billingSettings: (id: string) => sendJson<BillingSettings>(`${organization(id)}/billing-settings`),
+  setBillingSettings: (id: string, settings: BillingSettings) => sendJson<BillingSettings>(`${organization(id)}/billing-settings`, { method: 'PUT', json: settings }),
+  billingMethod: (id: string) => sendJson<BillingMethod>(`${organization(id)}/billing-method`),
+  setBillingMethod: (id: string, billingMethod: BillingMethod['billingMethod']) =>
+    sendJson<BillingMethod>(`${organization(id)}/billing-method`, { method: 'PUT', json: { billingMethod } }),
+  refreshBillingMethod: (id: string) => sendJson<BillingMethod>(`${organization(id)}/billing-method/refresh`, { method: 'POST' }),
 
   users: (search: string) => sendJson<{ users: AdminUser[] }>(`${ADMIN}/users`, { query: { search, limit: 50 } }),
 
@@ -60,6 +77,9 @@ export const adminApi = {
     sendJson<RegisteredModel>(`${ADMIN}/models/inference`, { method: 'POST', json: { modelName, modelEndpoint } }),
   setModelDisabled: (id: string, disabled: boolean) =>
     sendJson<RegisteredModel>(`${ADMIN}/models/inference/${encodeURIComponent(id)}`, { method: 'PATCH', json: { disabled } }),
+  stepCosts: (id: string) => sendJson<{ version: '1'; data: StepCost[] }>(`${ADMIN}/models/inference/${encodeURIComponent(id)}/step-costs`),
+  setStepCosts: (id: string, data: StepCost[]) =>
+    sendJson<{ version: '1'; data: StepCost[] }>(`${ADMIN}/models/inference/${encodeURIComponent(id)}/step-costs`, { method: 'PATCH', json: { version: '1', data } }),
 
   giftCodes: () => sendJson<{ giftCodes: GiftCode[] }>(`${ADMIN}/gift-codes`),
   createGiftCode: (input: { name: string; code: string; description: string; redemptionAmount: number }) =>
@@ -88,6 +108,7 @@ export const adminKeys = {
   organization: (id: string) => ['admin', 'organization', id] as const,
   users: (search: string) => ['admin', 'users', search] as const,
   models: ['admin', 'models'] as const,
+  stepCosts: (id: string) => ['admin', 'models', id, 'step-costs'] as const,
   giftCodes: ['admin', 'gift-codes'] as const,
   redemptions: (id: string) => ['admin', 'gift-codes', id, 'redemptions'] as const,
   referrals: ['admin', 'referrals'] as const,

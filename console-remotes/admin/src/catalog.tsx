@@ -2,11 +2,13 @@ import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Badge, Button, Card, ErrorNotice, Group, PageHeader, Skeleton, Stack, Table, Text, TextInput, useFormatters } from '@engram/console-kit';
 import { NumberInput, Switch } from '@engram/console-kit/widgets';
-import { adminApi, adminKeys, type GiftCode } from './admin-api.js';
+import { adminApi, adminKeys, type GiftCode, type RegisteredModel } from './admin-api.js';
+import { StepCostsDialog } from './step-costs.js';
 
-/** The inference model registry: register a model, disable one (new runs on it are refused) or enable it again. */
+/** The inference model registry: register a model, disable one (new runs on it are refused) or enable it again, set what its steps cost. */
 export function ModelsPage() {
   const queryClient = useQueryClient();
+  const [pricing, setPricing] = useState<RegisteredModel | null>(null);
   const [modelName, setModelName] = useState('');
   const [modelEndpoint, setModelEndpoint] = useState('');
   const models = useQuery({ queryKey: adminKeys.models, queryFn: adminApi.models });
@@ -23,6 +25,7 @@ export function ModelsPage() {
   return (
     <Stack>
       <PageHeader title="Models" description="A disabled model is refused for new runs." />
+      {pricing ? <StepCostsDialog model={pricing} onClose={() => setPricing(null)} /> : null}
       <Card withBorder radius="md">
         <Group align="flex-end">
           <TextInput label="Model name" placeholder="openai/gpt-4o-mini" value={modelName} onChange={(event) => setModelName(event.currentTarget.value)} />
@@ -43,6 +46,7 @@ export function ModelsPage() {
             <Table.Th>Brand</Table.Th>
             <Table.Th>Tier</Table.Th>
             <Table.Th>Enabled</Table.Th>
+            <Table.Th />
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -57,6 +61,11 @@ export function ModelsPage() {
                   checked={model.disabledAt === null}
                   onChange={(event) => toggle.mutate({ id: model.id, disabled: !event.currentTarget.checked })}
                 />
+              </Table.Td>
+              <Table.Td>
+                <Button size="xs" variant="light" onClick={() => setPricing(model)}>
+                  Step costs
+                </Button>
               </Table.Td>
             </Table.Tr>
           ))}

@@ -1,8 +1,9 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Badge, Button, Card, ErrorNotice, Group, PageHeader, SimpleGrid, Skeleton, Stack, Table, Text, useFormatters, useParams } from '@engram/console-kit';
+import { Alert, Badge, Button, Card, ErrorNotice, Group, Modal, PageHeader, SimpleGrid, Skeleton, Stack, Table, Text, useFormatters, useParams } from '@engram/console-kit';
 import { NumberInput } from '@engram/console-kit/widgets';
 import { adminApi, adminKeys } from './admin-api.js';
+import { OrganizationBilling } from './organization-billing.js';
 
 function Statistic({ label, value }: { label: string; value: number | undefined }) {
   const format = useFormatters();
@@ -23,6 +24,8 @@ export function OrganizationPage() {
   const { organizationId = '' } = useParams();
   const queryClient = useQueryClient();
   const [amount, setAmount] = useState<number | string>(100);
+  const [confirmingBan, setConfirmingBan] = useState(false);
+  const [cancelledRuns, setCancelledRuns] = useState<number | null>(null);
   const key = adminKeys.organization(organizationId);
   const organization = useQuery({ queryKey: key, queryFn: () => adminApi.organization(organizationId) });
   const statistics = useQuery({ queryKey: [...key, 'statistics'], queryFn: () => adminApi.statistics(organizationId) });
@@ -30,8 +33,17 @@ export function OrganizationPage() {
   const credits = useQuery({ queryKey: [...key, 'credits'], queryFn: () => adminApi.credits(organizationId) });
   const refresh = () => queryClient.invalidateQueries({ queryKey: adminKeys.all });
   const ban = useMutation({
-    mutationFn: (banned: boolean) => (banned ? adminApi.ban(organizationId) : adminApi.unban(organizationId)),
-    onSuccess: refresh,
+    /** Answers how many runs in flight the ban cancelled (null for an unban). */
+    mutationFn: async (banned: boolean): Promise<number | null> => {
+      if (banned) return (await adminApi.ban(organizationId)).cancelledRuns;
+      await adminApi.unban(organizationId);
+      return null;
+    },
+    onSuccess: async (cancelled) => {
+      setConfirmingBan(false);
+      setCancelledRuns(cancelled);
+      await refresh();
+    },
   });
   const changeCredits = useMutation({
     mutationFn: (direction: 'add' | 'remove') => adminApi.changeCredits(organizationId, direction, Number(amount)),
@@ -49,13 +61,37 @@ export function OrganizationPage() {
         actions={
           <Group>
             {banned ? <Badge color="red">Banned</Badge> : <Badge color="green" variant="light">Active</Badge>}
-            <Button color={banned ? 'green' : 'red'} variant="light" loading={ban.isPending} onClick={() => ban.mutate(!banned)}>
+            <Button color={banned ? 'green' : 'red'} variant="light" loading={ban.isPending} onClick={() => (banned ? ban.mutate(false) : setConfirmingBan(true))}>
               {banned ? 'Unban organization' : 'Ban organization'}
             </Button>
           </Group>
         }
       />
-      {ban.error ? <ErrorNotice error={ban.error} /> : null}
+      {confirmingBan ? (
+        <Modal opened onClose={() => setConfirmingBan(false)} title={`Ban ${organization.data.name}?`} centered>
+          <Stack>
+            {ban.error ? <ErrorNotice error={ban.error} title="The organization was not banned" /> : null}
+            <Text size="sm">
+              Every API key, session and OAuth token of this organization is refused from now on, and its runs in flight are cancelled
+              {statistics.data ? ` (${statistics.data.activeRuns} now)` : ''}. Unbanning restores access.
+            </Text>
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => setConfirmingBan(false)}>
+                Cancel
+              </Button>
+              <Button color="red" loading={ban.isPending} onClick={() => ban.mutate(true)}>
+                Ban organization
+              </Button>
+            </Group>
+          </Stack>
+        </Modal>
+      ) : null}
+      {!confirmingBan && ban.error ? <ErrorNotice error={ban.error} /> : null}
+      {banned && cancelledRuns !== null ? (
+        <Alert color="red" variant="light" data-testid="ban-notice">
+          Banned: {cancelledRuns === 1 ? '1 run in flight was' : `${cancelledRuns} runs in flight were`} cancelled.
+        </Alert>
+      ) : null}
       <SimpleGrid cols={{ base: 2, sm: 3, md: 6 }}>
         <Statistic label="Members" value={statistics.data?.members} />
         <Statistic label="Projects" value={statistics.data?.projects} />
@@ -86,6 +122,7 @@ export function OrganizationPage() {
         </Group>
         {changeCredits.error ? <ErrorNotice error={changeCredits.error} /> : null}
       </Card>
+      <OrganizationBilling organizationId={organizationId} />
       <Card withBorder radius="md">
         <Text fw={600} mb="sm">
           Members

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import {
   Alert,
@@ -12,13 +12,14 @@ import {
   queryKeys,
   Stack,
   Text,
+  TextInput,
   ThemeIcon,
   Title,
   useSession,
   type OnboardingProgress,
   type OnboardingStatus,
 } from '@engram/console-kit';
-import { IconCircleCheck, IconCircleDashed, IconMailCheck, IconPlayerPlay } from '@tabler/icons-react';
+import { IconCircleCheck, IconCircleDashed, IconLockOpen, IconMailCheck, IconPlayerPlay } from '@tabler/icons-react';
 
 /** Where a step is done: a console screen, or (`href`) a page outside it. */
 type StepLink = { to: string } | { href: string };
@@ -202,6 +203,38 @@ function VerifyEmailNotice({ email }: { email: string }) {
   );
 }
 
+/** On a platform that asks for access codes: the organization runs no agent until someone enters one. */
+function CloudAccessNotice() {
+  const queryClient = useQueryClient();
+  const [code, setCode] = useState('');
+  const redeem = useMutation({
+    mutationFn: () => consoleApi.redeemCloudAccessCode(code.trim()),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.self }),
+  });
+  return (
+    <Alert color="orange" variant="light" icon={<IconLockOpen size={18} />} mb="lg" data-testid="cloud-access-notice">
+      <Stack gap="xs">
+        <Text size="sm">This organization cannot run agents yet: enter the access code you were given.</Text>
+        <Group
+          component="form"
+          align="flex-end"
+          gap="sm"
+          onSubmit={(event) => {
+            event.preventDefault();
+            redeem.mutate();
+          }}
+        >
+          <TextInput label="Access code" size="xs" value={code} onChange={(event) => setCode(event.currentTarget.value)} />
+          <Button type="submit" size="xs" disabled={!code.trim()} loading={redeem.isPending}>
+            Unlock
+          </Button>
+        </Group>
+        {redeem.error ? <ErrorNotice error={redeem.error} title="That code did not unlock the platform" /> : null}
+      </Stack>
+    </Alert>
+  );
+}
+
 /** What a new account still has to do: verify its email, and the onboarding tour until it is finished. */
 export function GettingStarted() {
   const { user } = useSession();
@@ -212,6 +245,7 @@ export function GettingStarted() {
   }, [queryClient]);
   return (
     <>
+      {user.hasCloudAccess ? null : <CloudAccessNotice />}
       {!user.isVerified && user.email ? <VerifyEmailNotice email={user.email} /> : null}
       {user.hasOnboarded ? null : <OnboardingChecklist status={user.onboardingStatus ?? NOT_STARTED} progress={user.onboardingProgress} />}
     </>

@@ -2,6 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { BaseModel, TenantModel } from './base-model.js';
 
 export type TransactionType = 'addition' | 'subtraction';
+/** `prepay`: credits are bought first and runs need them; `cpm`: usage is metered and invoiced afterwards. */
+export type PricingModel = 'prepay' | 'cpm';
+/** `stripe_managed`: cards through Stripe; `enterprise`: invoiced under a contract. */
+export type BillingMethod = 'stripe_managed' | 'enterprise';
 export type CreditModelTier = 'free' | 'premium' | 'per-inference';
 export type TransactionSource =
   | 'inference'
@@ -34,6 +38,10 @@ export class BillingAccount extends TenantModel {
   declare autoTopUpRefillAmount: number | null;
   declare autoTopUpMaxMonthlySpend: number | null;
   declare referralCode: string | null;
+  declare pricingModel: PricingModel;
+  declare billingMethod: BillingMethod;
+  /** When an admin last had the billing method re-read from the payment provider. */
+  declare billingMethodRefreshedAt: Date | null;
 }
 
 /** One entry of the credit ledger. Amounts are positive credits; `type` says which way they went. */

@@ -111,4 +111,6 @@ export {
   type CreditModelTier,
   type StepCostEntry,
   type PaymentKind,
+  type PricingModel,
+  type BillingMethod,
 } from './billing.js';

@@ -8,6 +8,7 @@ import { agentTemplateRoutes } from './agent-templates.js';
 import { apiKeyRoutes } from './api-keys.js';
 import { billingRoutes } from './billing.js';
 import { blockTemplateRoutes } from './block-templates.js';
+import { cloudAccessRoutes } from './cloud-access.js';
 import { connectedAppRoutes } from './connected-apps.js';
 import { consoleSettingsRoutes, type ConsoleSettingsOptions } from './console-settings.js';
 import { developmentOutboxRoutes } from './development-outbox.js';
@@ -35,6 +36,7 @@ export function consoleRoutes(services: AppServices, options: ConsoleSettingsOpt
     await app.register(cookie);
     registerSessionAuth(app, { sessions: services.sessions, standing: services.standing });
     await app.register(userRoutes(services));
+    await app.register(cloudAccessRoutes(services));
     await app.register(verificationRoutes(services));
     await app.register(onboardingRoutes(services));
     await app.register(organizationRoutes(services));

@@ -42,8 +42,7 @@ async function publicUser(services: AppServices, user: User, activeOrganizationI
     isVerified: user.emailVerifiedAt !== null,
     hasOnboarded: user.hasOnboarded,
     createdAt: iso(user.createdAt),
-    // Self-hosted: every account reaches the platform without an access code.
-    hasCloudAccess: true,
+    hasCloudAccess: await services.cloudAccess.hasAccess(user, activeOrganizationId),
     onboardingStatus: user.onboardingStatus,
     onboardingProgress: activeOrganizationId ? await services.onboarding.progress(activeOrganizationId) : null,
   };

@@ -111,8 +111,10 @@ export function createQuotaService(deps: { db: Database; mode: BillingMode; now?
     async admitRun(organizationId: string, llmConfig: Agent['llmConfig']): Promise<void> {
       if (deps.mode === 'off') return;
       const price = await priceOfStep(db, { model: llmConfig.model, modelHandle: llmConfig.handle ?? null, contextWindow: llmConfig.context_window });
-      const balance = Number((await BillingAccount.query(db).forOrg(organizationId).first())?.creditBalance ?? 0);
-      if (balance < price.cost) {
+      const account = await BillingAccount.query(db).forOrg(organizationId).first();
+      const balance = Number(account?.creditBalance ?? 0);
+      // Under the `cpm` pricing model (set by platform admins) usage is invoiced afterwards: the balance may go below zero.
+      if (account?.pricingModel !== 'cpm' && balance < price.cost) {
         throw new TierLimitError('usageLimit', `Not enough credits: a step of ${llmConfig.handle ?? llmConfig.model} costs ${price.cost}, ${balance} left`, balance);
       }
       if (price.modelTier === 'per-inference') return;

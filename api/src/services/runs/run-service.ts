@@ -70,10 +70,15 @@ export type RunServiceDeps = {
   db: Database;
   agentRuns: Pick<AgentRunClient, 'enqueue' | 'cancel'>;
   messages: Pick<MessageService, 'listRunMessages'>;
+  /** Refuses a run of an organization that has no access to the platform yet (services/admin cloud access). */
+  admitCloudAccess?(organizationId: string, userId: string): Promise<void>;
   /** Refuses a run its organization cannot pay for while billing is on (services/billing), before any model call. */
   admitBilledRun?(organizationId: string, llmConfig: Agent['llmConfig']): Promise<void>;
-  /** Refuses a new run whose model is disabled or over its organization's rate limit (services/admin). */
-  admitModelRequest?(organizationId: string, llmConfig: Agent['llmConfig']): Promise<void>;
+  /**
+   * Refuses a new run whose model is disabled or over its organization's rate limit, else reserves the run's first
+   * model call (services/admin); the worker counts the run's later calls.
+   */
+  admitModelRequest?(organizationId: string, runId: string, llmConfig: Agent['llmConfig']): Promise<void>;
 };
 
 export function createRunService(deps: RunServiceDeps) {
@@ -125,9 +130,11 @@ export function createRunService(deps: RunServiceDeps) {
         const existing = await Run.query(deps.db).forOrg(ctx.organizationId).findOne({ agentId, idempotencyKey: key });
         if (existing) return { run: existing, created: false };
       }
-      await deps.admitModelRequest?.(ctx.organizationId, agent.llmConfig);
+      await deps.admitCloudAccess?.(ctx.organizationId, ctx.userId);
       await deps.admitBilledRun?.(ctx.organizationId, agent.llmConfig);
       const runId = newId('run');
+      // Last of the checks: it counts the run's first model call.
+      await deps.admitModelRequest?.(ctx.organizationId, runId, agent.llmConfig);
       const inputs = inputMessageRows({ id: runId, organizationId: ctx.organizationId, agentId }, request.messages, new Date());
       // The input is stored with the run, before any model call: whatever happens to the turn, what the user
       // typed stays in the agent's history. It enters the agent's context with the run's first step.

@@ -35,6 +35,8 @@ export const consoleApi = {
 
   self: () => sendJson<PublicUser>(path('/user/self')),
   updateSelf: (body: { name?: string; theme?: string; locale?: string }) => sendJson<PublicUser>(path('/user/self'), { method: 'PUT', json: body }),
+  /** Gives the active organization access to the platform with one of its access codes. */
+  redeemCloudAccessCode: (code: string) => sendJson<{ hasCloudAccess: boolean }>(path('/cloud-access-code'), { method: 'POST', json: { code } }),
   organizations: () => sendJson<{ organizations: OrganizationSummary[] }>(path('/user/self/organizations')),
   setActiveOrganization: (activeOrganizationId: string) =>
     send(path('/user/self/active-organization'), { method: 'PUT', json: { activeOrganizationId } }),

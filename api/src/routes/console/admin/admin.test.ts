@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContentViolation, Run, User } from '@engram/db';
-import { freePort, startApiProcess, type ManagedProcess } from '@engram/testing';
+import { BillingAccount, ContentViolation, newReferralId, Referral, Run, User } from '@engram/db';
+import { freePort, startApiProcess, type ChatRequest, type ManagedProcess } from '@engram/testing';
 import { startAgentTestContext, type AgentTestContext } from '@engram/testing/agent-test-context';
 import { createAgent } from '@engram/testing/factories/index';
 import { callRoute, fillPath, walkableRoutes } from '../../../http/route-walk-test-support.js';
 import { BANNED_ORGANIZATION_MESSAGE } from '../../../http/auth.js';
+import { createAdminBillingService, NO_PAYMENT_PROVIDER_MESSAGE } from '../../../services/admin/admin-billing.js';
+import { createBillingServices } from '../../../services/billing/index.js';
 import { signUp, type ConsoleUser } from '../console-test-support.js';
 import { connectThroughDevice, createTestOAuthApp, postForm } from '../oauth-test-support.js';
 
@@ -70,7 +72,16 @@ describe('platform admin permission', () => {
     const apiKey = (await orgAdmin.client.post('/api-keys', { name: 'k' })).body.apiKey as string;
     const adminRoutes = walkableRoutes(context.stack.app).filter((route) => route.rule.kind === 'platform_admin');
     expect(adminRoutes.map((route) => `${route.method} ${route.url}`)).toEqual(
-      expect.arrayContaining(['POST /api/admin/organizations/:organizationId/ban', 'PATCH /api/admin/models/inference/:modelId', 'GET /v1/admin/users/', 'GET /v1/admin/orgs/']),
+      expect.arrayContaining([
+        'POST /api/admin/organizations/:organizationId/ban',
+        'PATCH /api/admin/models/inference/:modelId',
+        'PUT /api/admin/organizations/:organizationId/billing-settings',
+        'PUT /api/admin/organizations/:organizationId/billing-method',
+        'POST /api/admin/organizations/:organizationId/billing-method/refresh',
+        'GET /api/admin/referral-stats',
+        'GET /v1/admin/users/',
+        'GET /v1/admin/orgs/',
+      ]),
     );
     const answers = await Promise.all(
       adminRoutes.map((route) => callRoute(context.stack.baseUrl, route, fillPath(route.url, { organizationId: orgAdmin.organizationId }), { apiKey, jar: orgAdmin.client.jar })),
@@ -230,6 +241,54 @@ describe('models', () => {
   });
 });
 
+describe('model calls of a run', () => {
+  it('counts each model call, not each send: a call past the limit is held back until the window has room, never sent to the provider', { timeout: 120_000 }, async () => {
+    const { owner, apiKey } = await customer('Many calls');
+    const agent = await createAgent({ baseUrl: context.stack.baseUrl, apiKey }, { name: 'many-calls-agent', model: TEST_MODEL });
+    const registered = await platformAdmin.client.post('/admin/models/inference', { modelName: TEST_MODEL, modelEndpoint: 'https://api.openai.com/v1' });
+    try {
+      await platformAdmin.client.put(`/admin/organizations/${owner.organizationId}/rate-limits/${encodeURIComponent(TEST_MODEL)}`, {
+        requestsPerMinute: 2,
+        tokensPerMinute: 1_000_000,
+      });
+      // Runs of the tests before may still be calling the model server: these replies are for this agent's run alone.
+      const marker = `search twice ${randomBytes(4).toString('hex')}`;
+      const ofThisRun = (request: ChatRequest) => JSON.stringify(request.messages).includes(marker);
+      const callsOfThisRun = () => context.model.requests.filter(ofThisRun).length;
+      context.model.enqueue(
+        { type: 'tool_calls', calls: [{ name: 'conversation_search', arguments: { query: 'first' } }], match: ofThisRun },
+        { type: 'tool_calls', calls: [{ name: 'conversation_search', arguments: { query: 'second' } }], match: ofThisRun },
+        { type: 'text', text: 'never reached', match: ofThisRun },
+      );
+      // The send reserves the first call; the second step's call takes the last of the two.
+      const sent = await send(context.stack.baseUrl, apiKey, agent.id, marker);
+      expect(sent.status).toBe(200);
+
+      const workflow = context.stack.temporal.workflow.getHandle(sent.body.id);
+      const heldCall = async () => {
+        const { raw } = await workflow.describe();
+        return raw.pendingActivities?.find((activity) => activity.activityType?.name === 'callModel' && activity.lastFailure)?.lastFailure?.message ?? '';
+      };
+      const limitReached = new RegExp(`^Rate limit reached for ${TEST_MODEL}: 2 requests per minute\\. Retry in \\d+ s\\.$`);
+      await expect.poll(heldCall, { timeout: 60_000, interval: 200 }).toMatch(limitReached);
+      expect(callsOfThisRun()).toBe(2);
+      expect((await Run.query(context.stack.db).findById(sent.body.id))?.status).toBe('running');
+
+      // The budget is spent for new sends too, and the run can still be stopped while it waits.
+      const refused = await send(context.stack.baseUrl, apiKey, agent.id, 'and again');
+      expect(refused.status).toBe(429);
+      expect(refused.body.detail).toMatch(limitReached);
+      expect((await v1(context.stack.baseUrl, apiKey, 'POST', `/agents/${agent.id}/messages/cancel`, {})).status).toBe(200);
+      await expect
+        .poll(async () => (await Run.query(context.stack.db).findById(sent.body.id))?.status, { timeout: 30_000, interval: 100 })
+        .toBe('cancelled');
+      expect(callsOfThisRun()).toBe(2);
+    } finally {
+      await platformAdmin.client.delete(`/admin/models/inference/${registered.body.id}`);
+    }
+  });
+});
+
 describe('OAuth apps', () => {
   it('answers clientIdAlreadyExists for a taken client id, and a regenerated secret makes the old one fail', async () => {
     const body = { name: 'Admin app', grantTypes: ['device_code'], clientId: `admin-app-${Date.now()}` };
@@ -314,5 +373,168 @@ describe('credits and gift codes', () => {
     expect((await platformAdmin.client.post(`/admin/gift-codes/${created.body.id}/disable`)).body.disabledAt).not.toBeNull();
     expect((await platformAdmin.client.put(`/admin/gift-codes/${created.body.id}`, { ...giftCode, name: 'Launch (edited)' })).body.name).toBe('Launch (edited)');
     expect((await platformAdmin.client.delete(`/admin/gift-codes/${created.body.id}`)).status).toBe(200);
+  });
+});
+
+describe('billing settings and method', () => {
+  it("sets an organization's tier and pricing model: cpm lets its runs go on below a zero balance while billing is on", async () => {
+    const { owner } = await customer('Enterprise deal');
+    const settings = `/admin/organizations/${owner.organizationId}/billing-settings`;
+    expect((await platformAdmin.client.get(settings)).body).toEqual({ billingTier: 'free', pricingModel: 'prepay' });
+    expect((await platformAdmin.client.put(settings, { billingTier: 'gold', pricingModel: 'prepay' })).status).toBe(400);
+    expect((await platformAdmin.client.put(settings, { billingTier: 'enterprise' })).status).toBe(400);
+    expect((await platformAdmin.client.get(settings)).body).toEqual({ billingTier: 'free', pricingModel: 'prepay' });
+
+    // Billing on, as the hosted product runs: with no credits left a prepaid organization's run is refused before any model call.
+    const billingOn = createBillingServices({ db: context.stack.db, mode: 'on' });
+    const balance = (await platformAdmin.client.get(`/admin/organizations/${owner.organizationId}/credits`)).body.credits as number;
+    if (balance > 0) await platformAdmin.client.post(`/admin/organizations/${owner.organizationId}/remove-credits`, { amount: balance });
+    expect((await platformAdmin.client.get(`/admin/organizations/${owner.organizationId}/credits`)).body.credits).toBe(0);
+    const llmConfig = { model: MODEL, model_endpoint_type: 'openai', handle: TEST_MODEL, context_window: 8000 };
+    await expect(billingOn.quotas.admitRun(owner.organizationId, llmConfig)).rejects.toThrow(/^Not enough credits/);
+
+    const updated = await platformAdmin.client.put(settings, { billingTier: 'enterprise', pricingModel: 'cpm' });
+    expect(updated.body).toEqual({ billingTier: 'enterprise', pricingModel: 'cpm' });
+    expect((await owner.client.get('/organizations/self/billing-info')).body.billingTier).toBe('enterprise');
+    await expect(billingOn.quotas.admitRun(owner.organizationId, llmConfig)).resolves.toBeUndefined();
+  });
+
+  it('switches the billing method, and refreshes it from the payment provider when one is configured (503 while none is)', async () => {
+    const { owner } = await customer('Invoiced');
+    const method = `/admin/organizations/${owner.organizationId}/billing-method`;
+    expect((await platformAdmin.client.get(method)).body).toEqual({ billingMethod: 'stripe_managed', stripeCustomerId: null, defaultPaymentMethodId: null, refreshedAt: null });
+    const unconfigured = await platformAdmin.client.post(`${method}/refresh`);
+    expect(unconfigured).toMatchObject({ status: 503, body: { message: NO_PAYMENT_PROVIDER_MESSAGE } });
+
+    expect((await platformAdmin.client.put(method, { billingMethod: 'invoice' })).status).toBe(400);
+    expect((await platformAdmin.client.put(method, { billingMethod: 'enterprise' })).body.billingMethod).toBe('enterprise');
+    const refreshed = await platformAdmin.client.post(`${method}/refresh`);
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body).toMatchObject({ billingMethod: 'enterprise', refreshedAt: expect.any(String) });
+    expect((await platformAdmin.client.put(method, { billingMethod: 'stripe_managed' })).body.billingMethod).toBe('stripe_managed');
+
+    // With a provider: the organization's default card is read from it and kept.
+    const asked: string[] = [];
+    const withProvider = createAdminBillingService({
+      db: context.stack.db,
+      paymentAccounts: {
+        async describeCustomer(customerId) {
+          asked.push(customerId);
+          return { defaultPaymentMethodId: 'pm_card_visa' };
+        },
+      },
+    });
+    await expect(withProvider.refreshBillingMethod(owner.organizationId)).rejects.toThrow(/never saved a card/);
+    await BillingAccount.query(context.stack.db).forOrg(owner.organizationId).patch({ stripeCustomerId: `cus_${randomBytes(6).toString('hex')}` });
+    const fromProvider = await withProvider.refreshBillingMethod(owner.organizationId);
+    expect(fromProvider).toMatchObject({ billingMethod: 'stripe_managed', defaultPaymentMethodId: 'pm_card_visa', refreshedAt: expect.any(Date) });
+    expect(asked).toEqual([fromProvider.stripeCustomerId]);
+    expect((await platformAdmin.client.get(method)).body.defaultPaymentMethodId).toBe('pm_card_visa');
+  });
+
+  it("lists the referral programme's totals and the organizations whose codes brought the most", async () => {
+    const referrer = await customer('Referrer');
+    const referred = [await customer('Referred one'), await customer('Referred two')];
+    const code = await context.stack.services.referrals.referralCode(referrer.owner.organizationId);
+    for (const { owner } of referred) {
+      await Referral.query(context.stack.db).insert({
+        id: newReferralId(),
+        referrerOrganizationId: referrer.owner.organizationId,
+        referredOrganizationId: owner.organizationId,
+        code,
+        referrerReward: 250,
+        referredReward: 100,
+      } as Referral);
+    }
+    const stats = await platformAdmin.client.get('/admin/referral-stats?top=100');
+    expect(stats.status).toBe(200);
+    expect(stats.body.totalReferrals).toBeGreaterThanOrEqual(2);
+    expect(stats.body.totalReferrerRewards).toBeGreaterThanOrEqual(500);
+    expect(stats.body.topReferrers).toContainEqual({
+      organizationId: referrer.owner.organizationId,
+      organizationName: expect.any(String),
+      code,
+      usageCount: 2,
+      totalRewardsEarned: 500,
+    });
+    expect((await platformAdmin.client.get('/admin/referral-stats?top=0')).status).toBe(400);
+  });
+});
+
+describe('cloud access code', () => {
+  it('takes any code while the platform is open (no ENGRAM_CLOUD_ACCESS_CODES), and every account has access', async () => {
+    const { owner } = await customer('Open platform');
+    expect((await owner.client.get('/user/self')).body.hasCloudAccess).toBe(true);
+    expect(await owner.client.post('/cloud-access-code', { code: 'anything' })).toMatchObject({ status: 200, body: { hasCloudAccess: true } });
+    expect((await owner.client.post('/cloud-access-code', { code: '' })).status).toBe(400);
+  });
+});
+
+describe('the rest of the admin list', () => {
+  it("keeps an organization's verified domains and SSO configurations", async () => {
+    const { owner } = await customer('Domains');
+    const domains = `/admin/organizations/${owner.organizationId}/verified-domains`;
+    const domain = `verified-${randomBytes(4).toString('hex')}.example.com`;
+    const added = await platformAdmin.client.post(domains, { domain: domain.toUpperCase() });
+    expect(added).toMatchObject({ status: 201, body: { domain } });
+    expect((await platformAdmin.client.post(domains, { domain })).status).toBe(409);
+    expect((await platformAdmin.client.post(domains, { domain: 'not a domain' })).status).toBe(400);
+    expect((await platformAdmin.client.get(domains)).body.domains).toEqual([{ id: added.body.id, domain }]);
+    expect((await platformAdmin.client.delete(`${domains}/${added.body.id}`)).status).toBe(200);
+    expect((await platformAdmin.client.delete(`${domains}/${added.body.id}`)).status).toBe(404);
+    expect((await platformAdmin.client.get(domains)).body.domains).toEqual([]);
+
+    const configurations = `/admin/organizations/${owner.organizationId}/sso-configurations`;
+    const created = await platformAdmin.client.post(configurations, { domain, workOSOrganizationId: 'org_workos_2' });
+    expect((await platformAdmin.client.get(configurations)).body.configurations).toEqual([
+      { id: created.body.id, domain, workOSOrganizationId: 'org_workos_2', createdAt: expect.any(String) },
+    ]);
+    expect((await owner.client.post('/verify-sso-email', { email: `someone@${domain}` })).status).toBe(200);
+    expect((await platformAdmin.client.delete(`${configurations}/${created.body.id}`)).status).toBe(200);
+    expect((await owner.client.post('/verify-sso-email', { email: `someone@${domain}` })).body.errorCode).toBe('invalidSSO');
+  });
+
+  it('ranks organizations by usage, and deletes a user and an organization', async () => {
+    const { owner, apiKey, agent } = await customer('Heavy user');
+    const marker = `heavy ${randomBytes(4).toString('hex')}`;
+    context.model.enqueue({ type: 'text', text: 'done', usage: { prompt_tokens: 40_000_000, completion_tokens: 10_000_000 }, match: (request) => JSON.stringify(request.messages).includes(marker) });
+    const sent = await send(context.stack.baseUrl, apiKey, agent.id, marker);
+    await expect.poll(async () => (await Run.query(context.stack.db).findById(sent.body.id))?.status, { timeout: 30_000, interval: 100 }).toBe('completed');
+    const leaderboard = await platformAdmin.client.get('/admin/usage-leaderboard?days=1&limit=100');
+    expect(leaderboard.body.leaderboard).toContainEqual({ organizationId: owner.organizationId, organizationName: expect.any(String), runs: 1, steps: 1, totalTokens: 50_000_000 });
+
+    expect((await platformAdmin.client.get(`/admin/users/${owner.userId}`)).body).toMatchObject({ id: owner.userId, email: owner.email });
+    const leaving = await signUp(context.stack, { name: 'Leaving' });
+    expect((await platformAdmin.client.delete(`/admin/users/${leaving.userId}`)).status).toBe(200);
+    expect((await platformAdmin.client.get(`/admin/users/${leaving.userId}`)).status).toBe(404);
+    expect((await leaving.client.get('/user/self')).status).toBe(401);
+
+    expect((await platformAdmin.client.delete(`/admin/organizations/${owner.organizationId}`)).status).toBe(200);
+    expect((await platformAdmin.client.get(`/admin/organizations/${owner.organizationId}`)).status).toBe(404);
+    expect((await v1(context.stack.baseUrl, apiKey, 'GET', `/agents/${agent.id}`)).status).toBe(401);
+  });
+
+  it('keeps the embedding model registry, and lists, reads, disables and enables gift codes', async () => {
+    const name = `openai/text-embedding-admin-${randomBytes(3).toString('hex')}`;
+    const created = await platformAdmin.client.post('/admin/models/embedding', { modelName: name, modelEndpoint: 'https://api.openai.com/v1' });
+    expect(created).toMatchObject({ status: 201, body: { name, brand: 'openai', disabledAt: null } });
+    expect((await platformAdmin.client.get('/admin/models/embedding?limit=100')).body.models.map((model: { name: string }) => model.name)).toContain(name);
+    const patched = await platformAdmin.client.patch(`/admin/models/embedding/${created.body.id}`, { isRecommended: true, defaultContextWindow: 8191 });
+    expect(patched.body).toMatchObject({ isRecommended: true, defaultContextWindow: 8191 });
+    expect((await platformAdmin.client.get(`/admin/models/embedding/${created.body.id}`)).body).toEqual(patched.body);
+    expect((await platformAdmin.client.get(`/admin/models/inference/${created.body.id}`)).status).toBe(404);
+    expect((await platformAdmin.client.delete(`/admin/models/embedding/${created.body.id}`)).status).toBe(200);
+    expect((await platformAdmin.client.get(`/admin/models/embedding/${created.body.id}`)).status).toBe(404);
+
+    const code = `LIST${randomBytes(3).toString('hex').toUpperCase()}`;
+    const giftCode = await platformAdmin.client.post('/admin/gift-codes', { name: 'Listed', code, description: 'Listed code', redemptionAmount: 10 });
+    expect((await platformAdmin.client.get('/admin/gift-codes')).body.giftCodes.map((listed: { code: string }) => listed.code)).toContain(code);
+    expect((await platformAdmin.client.get(`/admin/gift-codes/${giftCode.body.id}`)).body).toEqual(giftCode.body);
+    expect((await platformAdmin.client.post(`/admin/gift-codes/${giftCode.body.id}/disable`)).body.disabledAt).toEqual(expect.any(String));
+    const { owner } = await customer('Late redeemer');
+    expect((await owner.client.post('/gift-codes/redeem', { code })).body.errorCode).toBe('giftCodeDisabled');
+    expect((await platformAdmin.client.post(`/admin/gift-codes/${giftCode.body.id}/enable`)).body.disabledAt).toBeNull();
+    expect((await owner.client.post('/gift-codes/redeem', { code })).status).toBe(200);
+    await platformAdmin.client.delete(`/admin/gift-codes/${giftCode.body.id}`);
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppServices } from '../../../services/index.js';
 import { adminBillingRoutes } from './billing.js';
+import { adminBillingSettingsRoutes } from './billing-settings.js';
 import { adminModelRoutes } from './models.js';
 import { adminOAuthAppRoutes } from './oauth-apps.js';
 import { adminOrganizationRoutes } from './organizations.js';
@@ -17,6 +18,7 @@ export function adminRoutes(services: AppServices): FastifyPluginAsync {
     await app.register(adminPlatformRoutes(services));
     await app.register(adminOAuthAppRoutes(services));
     await app.register(adminBillingRoutes(services));
+    await app.register(adminBillingSettingsRoutes(services));
     await app.register(ssoRoutes(services));
   };
 }
