@@ -3,7 +3,16 @@ import type { Client } from '@temporalio/client';
 import { createApiKeyService } from './tenancy/api-keys.js';
 import { createOrganizationService } from './tenancy/organizations.js';
 import { createAccountServices, type AccountServiceOptions } from './accounts/index.js';
-import { createAgentRunClient, createFileIngestionClient, createMessageBatchClient, createTemplateMigrationClient } from '@engram/temporal';
+import {
+  createAgentRunClient,
+  createFileIngestionClient,
+  createGroupTurnClient,
+  createMessageBatchClient,
+  createTemplateMigrationClient,
+} from '@engram/temporal';
+import { createGroupService } from './groups/group-service.js';
+import { createGroupMessageService } from './groups/group-message-service.js';
+import { followGroupTurn, type FollowTurnOptions } from './groups/group-turn-reader.js';
 import { createBatchService } from './batches/batch-service.js';
 import { createScheduleService } from './schedules/schedule-service.js';
 import { createChatCompletionService } from './chat-completions/chat-completion-service.js';
@@ -93,7 +102,17 @@ export function createServices(deps: ServiceDeps) {
   const runLog = { follow: (options: FollowOptions) => followRunLog({ db: deps.db, notifications: deps.notifications }, options) };
   const providers = createProviderService({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders });
   const models = createModelService({ providers });
-  const agents = createAgentService({ db: deps.db, secrets: deps.secrets, models, organizations, quotas: billingServices.quotas });
+  const groups = createGroupService({ db: deps.db, organizations });
+  const groupMessages = createGroupMessageService({ db: deps.db, groupTurns: createGroupTurnClient({ client: deps.temporal, taskQueue: deps.taskQueue }) });
+  const groupTurnLog = { follow: (options: FollowTurnOptions) => followGroupTurn({ db: deps.db, notifications: deps.notifications }, options) };
+  const agents = createAgentService({
+    db: deps.db,
+    secrets: deps.secrets,
+    models,
+    organizations,
+    quotas: billingServices.quotas,
+    sleeptimeGroups: groups.sleeptimeGroups,
+  });
   const coreMemory = createCoreMemoryService({ db: deps.db, secrets: deps.secrets });
   const agentTools = createAgentToolService({ db: deps.db });
   const contextWindow = createContextWindowService({ db: deps.db });
@@ -131,6 +150,9 @@ export function createServices(deps: ServiceDeps) {
     ...createObservabilityServices({ db: deps.db }),
     messages,
     runLog,
+    groups,
+    groupMessages,
+    groupTurnLog,
     messageHistory,
     steps,
     providers,
