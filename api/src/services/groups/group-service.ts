@@ -55,7 +55,8 @@ function refuseUnsupported(managerType: GroupManagerType): void {
 function settingsOf(config: ManagerConfigInput | ManagerConfigUpdateInput, current?: Group): ManagerSettings {
   refuseUnsupported(config.manager_type);
   const keep = current?.managerType === config.manager_type ? current : undefined;
-  const managerAgentId = 'manager_agent_id' in config ? (config.manager_agent_id ?? keep?.managerAgentId ?? current?.managerAgentId ?? null) : null;
+  const given = 'manager_agent_id' in config ? config.manager_agent_id : undefined;
+  const managerAgentId = config.manager_type === 'round_robin' ? null : (given ?? current?.managerAgentId ?? null);
   if (config.manager_type !== 'round_robin' && !managerAgentId) {
     throw new UnprocessableError(['body', 'manager_config', 'manager_agent_id'], `A ${config.manager_type} group needs a manager_agent_id`);
   }
