@@ -14,6 +14,7 @@ import { createGroupService } from './groups/group-service.js';
 import { createGroupMessageService } from './groups/group-message-service.js';
 import { followGroupTurn, type FollowTurnOptions } from './groups/group-turn-reader.js';
 import { createBatchService } from './batches/batch-service.js';
+import { createJobService } from './runs/job-service.js';
 import { createScheduleService } from './schedules/schedule-service.js';
 import { createChatCompletionService } from './chat-completions/chat-completion-service.js';
 import { createScheduledMessageClient } from '@engram/temporal';
@@ -102,6 +103,7 @@ export function createServices(deps: ServiceDeps) {
   const runLog = { follow: (options: FollowOptions) => followRunLog({ db: deps.db, notifications: deps.notifications }, options) };
   const providers = createProviderService({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders });
   const models = createModelService({ providers });
+  const batches = createBatchService({ db: deps.db, messageBatches: createMessageBatchClient({ client: deps.temporal, taskQueue: deps.taskQueue }) });
   const groups = createGroupService({ db: deps.db, organizations });
   const groupMessages = createGroupMessageService({ db: deps.db, groupTurns: createGroupTurnClient({ client: deps.temporal, taskQueue: deps.taskQueue }) });
   const groupTurnLog = { follow: (options: FollowTurnOptions) => followGroupTurn({ db: deps.db, notifications: deps.notifications }, options) };
@@ -174,7 +176,8 @@ export function createServices(deps: ServiceDeps) {
     folders,
     agentFolders,
     templates,
-    batches: createBatchService({ db: deps.db, messageBatches: createMessageBatchClient({ client: deps.temporal, taskQueue: deps.taskQueue }) }),
+    batches,
+    jobs: createJobService({ db: deps.db, runs, batches }),
     chatCompletions: createChatCompletionService({ runs, follow: runLog.follow }),
     schedules: createScheduleService({ db: deps.db, scheduledMessages: createScheduledMessageClient({ client: deps.temporal, taskQueue: deps.taskQueue }) }),
     clientSideAccessTokens: createClientSideAccessTokenService({ db: deps.db }),

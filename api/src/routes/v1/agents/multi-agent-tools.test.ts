@@ -32,18 +32,16 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
   }
 }
 
-function agentNamed(name: string, tags: string[] = []) {
-  return client.agents.create({
-    name,
-    model: 'openai/gpt-4o-mini',
-    include_multi_agent_tools: true,
-    tags,
-    memory_blocks: [{ label: 'persona', value: `I am ${name}.` }],
-  });
+/** `include_multi_agent_tools` is not among the Letta client's create parameters, so agents are made over HTTP. */
+async function agentNamed(name: string, tags: string[] = []): Promise<{ id: string }> {
+  const created = await post('/agents/', { name, model: 'openai/gpt-4o-mini', include_multi_agent_tools: true, tags, memory_blocks: [{ label: 'persona', value: `I am ${name}.` }] });
+  expect(created.status).toBe(200);
+  return (await created.json()) as { id: string };
 }
 
-const toolReturns = (messages: Array<{ message_type: string }>) =>
-  messages.filter((message): message is { message_type: 'tool_return_message'; status: string; tool_return: string } => message.message_type === 'tool_return_message');
+type ToolReturn = { message_type: 'tool_return_message'; status: string; tool_return: string };
+const toolReturns = (messages: ReadonlyArray<{ message_type?: string }>) =>
+  messages.filter((message) => message.message_type === 'tool_return_message') as unknown as ToolReturn[];
 
 describe('multi-agent tools', () => {
   it('are attached with include_multi_agent_tools, typed letta_multi_agent_core', async () => {
@@ -119,7 +117,7 @@ describe('multi-agent tools', () => {
     expect(self).toMatchObject({ status: 'error', tool_return: 'Refused: an agent cannot wait for a reply from itself.' });
     expect(sent?.status).toBe('success');
     expect(sent?.tool_return).toContain(`Sent the message to agent ${eli.id}`);
-    const [eliRun] = await until(() => Run.query(stack.db).where({ agentId: eli.id }), (runs) => runs[0]?.status === 'completed');
+    const [eliRun] = await until(async () => Run.query(stack.db).where({ agentId: eli.id }), (runs) => runs[0]?.status === 'completed');
     expect(eliRun!.metadata).toMatchObject({ run_type: 'agent_call' });
   }, 120_000);
 
@@ -150,9 +148,9 @@ describe('multi-agent tools', () => {
     });
     const started = await post(`/agents/${jon.id}/messages/async`, { messages: [{ role: 'user', content: 'Ask Kim.' }] });
     const jonRun = await started.json();
-    const [kimRun] = await until(() => Run.query(stack.db).where({ agentId: kim.id }), (runs) => runs[0]?.status === 'running');
+    const [kimRun] = await until(async () => Run.query(stack.db).where({ agentId: kim.id }), (runs) => runs[0]?.status === 'running');
     await client.agents.messages.cancel(jon.id);
-    const [cancelledKim] = await until(() => Run.query(stack.db).where({ id: kimRun!.id }), (runs) => runs[0]?.status === 'cancelled');
+    const [cancelledKim] = await until(async () => Run.query(stack.db).where({ id: kimRun!.id }), (runs) => runs[0]?.status === 'cancelled');
     expect(cancelledKim!.stopReason).toBe('cancelled');
     expect((await Run.query(stack.db).findById(jonRun.id))?.status).toBe('cancelled');
     expect(await AgentCall.query(stack.db).where({ callerRunId: jonRun.id }).select('status')).toEqual([expect.objectContaining({ status: 'cancelled' })]);

@@ -35,7 +35,7 @@ async function createPrimary(name: string) {
   return { primary, group, sleeptimeAgentId: group.agent_ids[0]! };
 }
 
-const sleeptimeRunsOf = (agentId: string) => Run.query(stack.db).where({ agentId }).orderBy('created_at');
+const sleeptimeRunsOf = async (agentId: string) => Run.query(stack.db).where({ agentId }).orderBy('created_at');
 
 describe('sleep-time agents', () => {
   it('enable_sleeptime makes a sleep-time agent sharing the blocks, in a sleeptime group the agent manages', async () => {
@@ -82,7 +82,7 @@ describe('sleep-time agents', () => {
     const say = (text: string) => client.agents.messages.create(primary.id, { messages: [{ role: 'user', content: text }] });
     await say('I like green tea.');
     // The turn is counted as the run's workflow closes, just after its answer was written.
-    await until(() => Group.query(stack.db).findById(group.id), (found) => found?.turnsCounter === 1);
+    await until(async () => Group.query(stack.db).findById(group.id), (found) => found?.turnsCounter === 1);
     expect(await sleeptimeRunsOf(sleeptimeAgentId)).toEqual([]);
 
     const second = await say('I live in Oslo.');
@@ -96,7 +96,7 @@ describe('sleep-time agents', () => {
     expect(lastUserText(sleeptimeRequest)).toContain('Host: Noted: I live in Oslo.');
     const human = (await client.agents.blocks.retrieve('human', { agent_id: primary.id })).value;
     expect(human).toBe('The user likes green tea and lives in Oslo.');
-    const afterSpan = await until(() => Group.query(stack.db).findById(group.id), (found) => found?.turnsCounter === 2);
+    const afterSpan = await until(async () => Group.query(stack.db).findById(group.id), (found) => found?.turnsCounter === 2);
     const lastAnswer = (await Agent.query(stack.db).findById(primary.id))!.messageIds.at(-1);
     expect(afterSpan).toMatchObject({ turnsCounter: 2, lastProcessedMessageId: lastAnswer });
 
