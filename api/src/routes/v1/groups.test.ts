@@ -141,6 +141,38 @@ describe('groups', () => {
     expect((await json(await api(`/agents/${bob.id}/messages?group_id=${group.id}`))).length).toBeGreaterThan(0);
   }, 120_000);
 
+  it("a member chatting directly while the group speaks never interleaves: the group's run waits behind the direct one", async () => {
+    const [ann, bob] = await Promise.all([member('Ann'), member('Bob')]);
+    const group = await json(await post('/groups/', { agent_ids: [ann.id, bob.id], description: 'busy pair' }));
+    model.onRequest((request) => (asks('Ann')(request) ? { type: 'text', text: 'Ann says hi', delayMs: 1500 } : undefined));
+    model.onRequest((request) => {
+      if (!asks('Bob')(request)) return undefined;
+      const last = textsOf(request).at(-1)!;
+      return last === 'Direct question' ? { type: 'text', text: 'Bob answers directly', delayMs: 2000 } : { type: 'text', text: 'Bob answers the group' };
+    });
+
+    const turn = post(`/groups/${group.id}/messages`, { messages: [{ role: 'user', content: 'Group question' }] });
+    const direct = await json(await post(`/agents/${bob.id}/messages`, { messages: [{ role: 'user', content: 'Direct question' }] }));
+    const answer = await json(await turn);
+    expect(direct.messages.map((message: { content?: string }) => message.content)).toEqual(['Bob answers directly']);
+    expect(speakers(answer.messages)).toEqual(['Ann', 'Bob']);
+
+    // Bob's group run started after its direct run ended, and read that exchange before the group's messages.
+    const toBob = model.requests.filter(asks('Bob'));
+    expect(toBob.map((request) => textsOf(request))).toEqual([
+      ['Direct question'],
+      ['Direct question', 'Bob answers directly', 'Group question', 'Ann: Ann says hi'],
+    ]);
+    const history = await json(await api(`/agents/${bob.id}/messages?order=asc`));
+    expect(history.map((message: { message_type: string; content: string }) => [message.message_type, message.content])).toEqual([
+      ['user_message', 'Direct question'],
+      ['assistant_message', 'Bob answers directly'],
+      ['user_message', 'Group question'],
+      ['user_message', 'Ann: Ann says hi'],
+      ['assistant_message', 'Bob answers the group'],
+    ]);
+  }, 120_000);
+
   it('streams a turn with each member\'s frames marked with its name and id, then the turn\'s stop reason and usage', async () => {
     const [ann, bob] = await Promise.all([member('Ann'), member('Bob')]);
     const group = await json(await post('/groups/', { agent_ids: [ann.id, bob.id], description: 'pair' }));
