@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { FileIngestionBenchResult } from './file-ingestion.js';
 import type { QueryCounts } from './stack.js';
 import type { Summary } from './stats.js';
+import type { BatchThroughputMeasurement } from './scenarios/batch.js';
 
 export type BenchResults = {
   generatedAt: string;
@@ -40,6 +41,7 @@ export type BenchResults = {
   };
   messageList: { limit: number; stored1kMs: Summary; stored100kMs: Summary; stored100kInContextMs: Summary };
   fileIngestion: FileIngestionBenchResult;
+  batch: BatchThroughputMeasurement;
 };
 
 const ms = (value: number) => value.toFixed(1);
@@ -57,7 +59,7 @@ const latencyRow = (label: string, summary: Summary) => [label, ms(summary.p50),
 const cpuCell = (value: number | null) => (value === null ? 'n/a' : ms(value));
 
 export function formatReport(results: BenchResults): string {
-  const { machine, setup, oneStepSend, stream, throughput, messageList, fileIngestion } = results;
+  const { machine, setup, oneStepSend, stream, throughput, messageList, fileIngestion, batch } = results;
   const worker =
     setup.workerPlacement === 'in-process'
       ? 'the worker runs in the same process as the API (--worker-process runs it as a separate process)'
@@ -132,6 +134,17 @@ export function formatReport(results: BenchResults): string {
         ['of which parse and chunk (s)', (fileIngestion.parseAndChunkMs / 1000).toFixed(1)],
       ],
     ),
+    '',
+    `6. Message batch: ${batch.requests} requests over ${batch.agents} agents in one POST /v1/messages/batches (each agent's in order, at most 16 at once)`,
+    table(
+      ['measurement', 'value'],
+      [
+        ['requests/s', batch.requestsPerSecond.toFixed(1)],
+        ['errors', `${batch.errors} (${batch.completed} of ${batch.requests} requests completed)`],
+        ['POST to completed (s)', (batch.wallMs / 1000).toFixed(1)],
+      ],
+    ),
+    ...batch.firstErrors.map((error) => `   error: ${error}`),
   ].join('\n');
 }
 

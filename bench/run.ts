@@ -20,6 +20,7 @@ import { measureOneStepOverhead } from './scenarios/one-step.js';
 import { breakDownSends } from './scenarios/send-breakdown.js';
 import { measureStreamLatency } from './scenarios/sse.js';
 import { measureThroughput } from './scenarios/throughput.js';
+import { measureBatchThroughput } from './scenarios/batch.js';
 import { startBenchStack, type WorkerPlacement } from './stack.js';
 import { summarize } from './stats.js';
 
@@ -37,6 +38,10 @@ const LIST_SAMPLES = 100;
 const SMALL_HISTORY = 1_000;
 const LARGE_HISTORY = 100_000;
 const INGESTED_FILE_BYTES = 5_000_000;
+const BATCH_AGENTS = 100;
+const BATCH_REQUESTS_PER_AGENT = 10;
+/** A batch that has not finished by then is a broken platform, not a slow one. */
+const BATCH_TIMEOUT_MS = 15 * 60_000;
 /** After cleanup the process should exit on its own; this only ends it if some handle lingers. */
 const EXIT_GRACE_MS = 5_000;
 
@@ -114,7 +119,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const client = createEngramHttpClient(stack.baseUrl, stack.apiKey);
   log(`API on ${stack.baseUrl}, worker ${options.workerPlacement}`);
 
-  log(`1/5 one-step sends and bare workflows: ${options.warmup} warm-up + ${options.samples} samples each`);
+  log(`1/6 one-step sends and bare workflows: ${options.warmup} warm-up + ${options.samples} samples each`);
   const oneStep = await measureOneStepOverhead(
     { client, bare, queryCounts: stack.queryCounts },
     { agentIds: await createAgents(client, 'one-step', LATENCY_AGENTS), warmup: options.warmup, samples: options.samples },
@@ -123,14 +128,14 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const engramMs = summarize(oneStep.sendLatenciesMs);
   const bareTemporalMs = summarize(oneStep.bareLatenciesMs);
 
-  log(`2/5 streamed sends: ${options.warmup} warm-up + ${options.samples} samples`);
+  log(`2/6 streamed sends: ${options.warmup} warm-up + ${options.samples} samples`);
   const stream = await measureStreamLatency(client, {
     agentIds: await createAgents(client, 'stream', LATENCY_AGENTS),
     warmup: options.warmup,
     samples: options.samples,
   });
 
-  log(`3/5 throughput: ${THROUGHPUT_AGENTS} agents x ${THROUGHPUT_MESSAGES_PER_AGENT} messages`);
+  log(`3/6 throughput: ${THROUGHPUT_AGENTS} agents x ${THROUGHPUT_MESSAGES_PER_AGENT} messages`);
   const throughputAgents = await createAgents(client, 'throughput', THROUGHPUT_AGENTS);
   const cpuMeter = createCpuMeter({ db: stack.db, temporalServerPid: infrastructure.temporalServerPid, workerPid: stack.workerPid });
   const { result: throughput, cpu } = await cpuMeter.measure(() =>
@@ -139,7 +144,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const completedSends = Math.max(1, throughput.completed);
   const perMessage = (ms: number | null) => (ms === null ? null : ms / completedSends);
 
-  log(`4/5 message list: seeding ${SMALL_HISTORY} and ${LARGE_HISTORY} messages`);
+  log(`4/6 message list: seeding ${SMALL_HISTORY} and ${LARGE_HISTORY} messages`);
   const [smallHistoryAgent, largeHistoryAgent] = (await createAgents(client, 'history', 2)) as [string, string];
   await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: smallHistoryAgent, count: SMALL_HISTORY });
   await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: largeHistoryAgent, count: LARGE_HISTORY });
@@ -149,11 +154,18 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   await putHistoryInContext(stack.db, largeHistoryAgent);
   const stored100kInContextMs = summarize(await measureMessageList(client, { ...listPlan, agentId: largeHistoryAgent }));
 
-  log(`5/5 file ingestion: ${INGESTED_FILE_BYTES / 1e6} MB of markdown`);
+  log(`5/6 file ingestion: ${INGESTED_FILE_BYTES / 1e6} MB of markdown`);
   const fileIngestion = await runFileIngestionBench(
     { db: stack.db, temporal: stack.temporal, taskQueue: stack.taskQueue, organizationId: stack.organizationId },
     { bytes: INGESTED_FILE_BYTES, log },
   );
+
+  log(`6/6 batch: ${BATCH_AGENTS * BATCH_REQUESTS_PER_AGENT} requests over ${BATCH_AGENTS} agents in one message batch`);
+  const batch = await measureBatchThroughput(client, {
+    agentIds: await createAgents(client, 'batch', BATCH_AGENTS),
+    requestsPerAgent: BATCH_REQUESTS_PER_AGENT,
+    timeoutMs: BATCH_TIMEOUT_MS,
+  });
 
   return {
     generatedAt: new Date().toISOString(),
@@ -208,6 +220,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
     },
     messageList: { limit: LIST_LIMIT, stored1kMs, stored100kMs, stored100kInContextMs },
     fileIngestion,
+    batch,
   };
 }
 
@@ -227,7 +240,7 @@ async function main(): Promise<void> {
     console.log(formatReport(results));
     writeResults(results, RESULTS_FILE);
     log(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
-    if (results.throughput.errors > 0) process.exitCode = 1;
+    if (results.throughput.errors > 0 || results.batch.errors > 0) process.exitCode = 1;
   } finally {
     log('cleaning up');
     await teardown.run();
