@@ -106,6 +106,9 @@ export function JobsPage() {
     refetchInterval: (query) => (query.state.data?.some((job) => job.status === 'created' || job.status === 'running') ? RUNNING_REFRESH_MS : false),
   });
   const shown = jobs.data ?? [];
+  const agentIds = [...new Set(shown.flatMap((job) => (job.agent_id ? [job.agent_id] : [])))];
+  const agents = useQueries({ queries: agentIds.map((agentId) => ({ queryKey: agentKeys.agent(v1, agentId), queryFn: () => v1.getAgent(agentId) })) });
+  const nameOf = (agentId: string) => agents.find((agent) => agent.data?.id === agentId)?.data?.name ?? agentId;
   const open = (job: Job) => {
     if (job.job_type === 'batch') setOpenBatch(openBatch === job.id ? null : job.id);
     else if (job.agent_id) void navigate(`../${job.agent_id}?panel=runs&run=${job.id}`, { relative: 'path' });
@@ -128,6 +131,7 @@ export function JobsPage() {
             <Table.Tr>
               <Table.Th />
               <Table.Th>Kind</Table.Th>
+              <Table.Th>Agent</Table.Th>
               <Table.Th>Status</Table.Th>
               <Table.Th>Started</Table.Th>
               <Table.Th ta="right">Duration</Table.Th>
@@ -146,6 +150,11 @@ export function JobsPage() {
                       <Badge size="sm" variant="light" tt="none">
                         {job.job_type === 'batch' ? 'batch' : 'run'}
                       </Badge>
+                    </Table.Td>
+                    <Table.Td>
+                      <Text size="xs" data-testid="job-agent">
+                        {job.agent_id ? nameOf(job.agent_id) : '—'}
+                      </Text>
                     </Table.Td>
                     <Table.Td>
                       <StatusBadge status={job.status ?? 'created'} tooltip={job.stop_reason ? `Stop reason: ${job.stop_reason}` : job.id} />
@@ -171,7 +180,7 @@ export function JobsPage() {
                   </Table.Tr>
                   {openBatch === job.id ? (
                     <Table.Tr>
-                      <Table.Td colSpan={6}>
+                      <Table.Td colSpan={7}>
                         <BatchItems job={job} />
                       </Table.Td>
                     </Table.Tr>
