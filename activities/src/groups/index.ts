@@ -88,15 +88,16 @@ export function createGroupActivities(deps: GroupsDeps) {
      * speaker has not seen yet as its input: the user's message and the other speakers' replies, as copies. The
      * first run of a turn keeps the user's message itself. A manager choosing the next speaker is asked to.
      */
-    async dispatchGroupRun(input: TurnRef & { position: number; agentId: string; role: MemberRole; candidates: string[] }): Promise<{ runId: string; runType: string }> {
+    async dispatchGroupRun(input: TurnRef & { position: number; agentId: string; role: MemberRole; candidates: string[] }): Promise<{ runId: string; runType: string } | { gone: string }> {
       return deps.db.transaction(async (trx) => {
         const turn = await GroupTurn.query(trx).forOrg(input.organizationId).findById(input.turnId).forUpdate();
-        if (!turn) throw new Error(`group turn ${input.turnId} does not exist`);
+        if (!turn) return { gone: 'The group turn no longer exists.' };
         const idempotencyKey = `group_turn:${turn.id}:${input.position}`;
         const existing = await Run.query(trx).forOrg(input.organizationId).findOne({ agentId: input.agentId, idempotencyKey });
         if (existing) return { runId: existing.id, runType: RUN_TYPE };
 
-        const group = (await Group.query(trx).forOrg(input.organizationId).findById(turn.groupId)) as Group;
+        const group = await Group.query(trx).forOrg(input.organizationId).findById(turn.groupId);
+        if (!group) return { gone: 'The group was deleted during its turn.' };
         const request = turn.request as unknown as RunRequest;
         const unseen = await unseenBy(trx, group, input.agentId);
         const said = input.position === 0 ? request.messages.filter((message): message is RunInputMessage => message.type === 'message') : [];
@@ -117,7 +118,7 @@ export function createGroupActivities(deps: GroupsDeps) {
           copiedFrom,
           idempotencyKey,
         });
-        if (!run) throw new Error(`agent ${input.agentId} of group ${group.id} no longer exists`);
+        if (!run) return { gone: `Agent ${input.agentId} of the group was deleted during its turn.` };
         await turn.$query(trx).patch({ runIds: [...turn.runIds, run.id] });
         await notifyTurn(trx, turn.id);
         return { runId: run.id, runType: RUN_TYPE };

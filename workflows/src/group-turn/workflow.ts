@@ -13,6 +13,9 @@ const bookkeeping = proxyLocalActivities<GroupActivities>({
 
 type Ended = { stopReason: string; failure: { errorType: string; message: string } | null };
 
+/** The group, its turn or a speaker was deleted while the turn went on: the turn ends there. */
+class GroupGone extends Error {}
+
 /**
  * One message to a group, answered by its members' runs in the order the manager type sets. Each run is
  * queued behind its agent's other runs (a member chatting directly never interleaves with the group), and
@@ -28,12 +31,14 @@ export async function groupTurnWorkflow(input: GroupTurnInput): Promise<void> {
   async function speak(agentId: string, role: 'speak' | 'choose', plan: GroupTurnPlan, candidates: string[] = []): Promise<MemberRunOutcome> {
     const dispatched = await CancellationScope.nonCancellable(async () => {
       const run = await bookkeeping.dispatchGroupRun({ ...ref, position, agentId, role, candidates });
+      if ('gone' in run) return run;
       await enqueueAgentRun(
         { agentId, organizationId: input.organizationId },
         { runId: run.runId, maxSteps: plan.maxSteps, runType: run.runType, notify: workflowInfo().workflowId },
       );
       return run;
     });
+    if ('gone' in dispatched) throw new GroupGone(dispatched.gone);
     position += 1;
     current = dispatched.runId;
     await runs.all(input.organizationId, [dispatched.runId]);
@@ -84,14 +89,19 @@ export async function groupTurnWorkflow(input: GroupTurnInput): Promise<void> {
       return play(plan);
     });
   } catch (error) {
-    if (!isCancellation(error)) throw error;
-    outcome = { stopReason: 'cancelled', failure: null };
-    const running = current;
-    if (running) {
-      await CancellationScope.nonCancellable(async () => {
-        await bookkeeping.flagRunCancelled({ organizationId: input.organizationId, runId: running });
-        await getExternalWorkflowHandle(running).cancel().catch(() => undefined);
-      });
+    if (error instanceof GroupGone) {
+      outcome = { stopReason: 'error', failure: { errorType: 'invalid_group', message: error.message } };
+    } else if (isCancellation(error)) {
+      outcome = { stopReason: 'cancelled', failure: null };
+      const running = current;
+      if (running) {
+        await CancellationScope.nonCancellable(async () => {
+          await bookkeeping.flagRunCancelled({ organizationId: input.organizationId, runId: running });
+          await getExternalWorkflowHandle(running).cancel().catch(() => undefined);
+        });
+      }
+    } else {
+      throw error;
     }
   }
   await CancellationScope.nonCancellable(() => bookkeeping.finishGroupTurn({ ...ref, stopReason: outcome.stopReason, failure: outcome.failure }));

@@ -138,7 +138,10 @@ describe('groups', () => {
     const stored = await Message.query(stack.db).where({ groupId: group.id });
     expect(stored.length).toBeGreaterThan(8);
     expect(stored.every((message) => message.groupId === group.id)).toBe(true);
-    expect((await json(await api(`/agents/${bob.id}/messages?group_id=${group.id}`))).length).toBeGreaterThan(0);
+    // Bob's own history, filtered to the group: its copies of what was said, and its answers.
+    const bobsGroupMessages = await json(await api(`/agents/${bob.id}/messages?group_id=${group.id}&limit=50`));
+    expect(bobsGroupMessages.filter((message: { message_type: string }) => message.message_type === 'assistant_message').map((message: { content: string }) => message.content)).toEqual(['Bob says 1', 'Bob says 2']);
+    expect(await json(await api(`/agents/${bob.id}/messages?group_id=group-00000000-0000-4000-8000-000000000000`))).toEqual([]);
   }, 120_000);
 
   it("a member chatting directly while the group speaks never interleaves: the group's run waits behind the direct one", async () => {
@@ -171,6 +174,22 @@ describe('groups', () => {
       ['user_message', 'Ann: Ann says hi'],
       ['assistant_message', 'Bob answers the group'],
     ]);
+  }, 120_000);
+
+  it('ends a turn with an error, not a hang, when a member is deleted before its turn to speak', async () => {
+    const [ann, bob] = await Promise.all([member('Ann'), member('Bob')]);
+    const group = await json(await post('/groups/', { agent_ids: [ann.id, bob.id], description: 'shrinking' }));
+    model.onRequest((request) => (asks('Ann')(request) ? { type: 'text', text: 'Ann says hi', delayMs: 1500 } : undefined));
+    const turn = post(`/groups/${group.id}/messages`, { messages: [{ role: 'user', content: 'Anyone?' }] });
+    await expect.poll(() => model.requests.filter(asks('Ann')).length, { timeout: 30_000 }).toBe(1);
+    expect((await send('DELETE', `/agents/${bob.id}`)).status).toBe(200);
+    const answer = await json(await turn);
+    expect(speakers(answer.messages)).toEqual(['Ann']);
+    expect(answer.stop_reason.stop_reason).toBe('error');
+    expect(await GroupTurn.query(stack.db).where({ groupId: group.id }).first()).toMatchObject({
+      status: 'failed',
+      failure: { errorType: 'invalid_group', message: `Agent ${bob.id} of the group was deleted during its turn.` },
+    });
   }, 120_000);
 
   it('streams a turn with each member\'s frames marked with its name and id, then the turn\'s stop reason and usage', async () => {
