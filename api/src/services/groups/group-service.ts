@@ -36,7 +36,7 @@ export type GroupServiceDeps = {
   admitGroup?: AdmitGroup;
 };
 
-/** The reference's default: a turn is one round of the members. */
+/** A dynamic group's turn ends on this unless its config names another, as on the reference server. */
 const DEFAULT_TERMINATION_TOKEN = 'DONE!';
 /** An agent's `enable_sleeptime` group runs its sleep-time agent every fifth turn, as the reference's does. */
 export const MANAGED_SLEEPTIME_FREQUENCY = 5;
@@ -52,24 +52,28 @@ function refuseUnsupported(managerType: GroupManagerType): void {
   );
 }
 
+/** A setting as sent (null clears it), else the value it had when the type stays the same, else its default. */
+function setting<T>(given: T | null | undefined, kept: T | null | undefined, fallback: T | null = null): T | null {
+  return given !== undefined ? given : (kept ?? fallback);
+}
+
+/**
+ * The stored settings of a manager config (on update, `current` is the group as it is). Only the settings of the
+ * config's type are kept; a type that needs a manager agent must name one, or keep the one it has.
+ */
 function settingsOf(config: ManagerConfigInput | ManagerConfigUpdateInput, current?: Group): ManagerSettings {
   refuseUnsupported(config.manager_type);
-  const keep = current?.managerType === config.manager_type ? current : undefined;
-  const given = 'manager_agent_id' in config ? config.manager_agent_id : undefined;
-  const managerAgentId = config.manager_type === 'round_robin' ? null : (given ?? current?.managerAgentId ?? null);
+  const kept = current?.managerType === config.manager_type ? current : undefined;
+  const managerAgentId = config.manager_type === 'round_robin' ? null : setting('manager_agent_id' in config ? config.manager_agent_id : undefined, current?.managerAgentId);
   if (config.manager_type !== 'round_robin' && !managerAgentId) {
     throw new UnprocessableError(['body', 'manager_config', 'manager_agent_id'], `A ${config.manager_type} group needs a manager_agent_id`);
   }
   return {
     managerType: config.manager_type,
     managerAgentId,
-    terminationToken:
-      config.manager_type === 'dynamic' ? (config.termination_token ?? keep?.terminationToken ?? DEFAULT_TERMINATION_TOKEN) : null,
-    maxTurns: 'max_turns' in config ? (config.max_turns ?? (config.max_turns === null ? null : (keep?.maxTurns ?? null))) : null,
-    sleeptimeAgentFrequency:
-      'sleeptime_agent_frequency' in config
-        ? (config.sleeptime_agent_frequency ?? (config.sleeptime_agent_frequency === null ? null : (keep?.sleeptimeAgentFrequency ?? null)))
-        : null,
+    terminationToken: config.manager_type === 'dynamic' ? setting(config.termination_token, kept?.terminationToken, DEFAULT_TERMINATION_TOKEN) : null,
+    maxTurns: config.manager_type === 'round_robin' || config.manager_type === 'dynamic' ? setting(config.max_turns, kept?.maxTurns) : null,
+    sleeptimeAgentFrequency: config.manager_type === 'sleeptime' ? setting(config.sleeptime_agent_frequency, kept?.sleeptimeAgentFrequency) : null,
     maxMessageBufferLength: null,
     minMessageBufferLength: null,
   };
