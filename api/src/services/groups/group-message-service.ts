@@ -1,6 +1,7 @@
 import { toLettaMessages, type AgentType, type LettaMessage, type RunRequest } from '@engram/core';
 import { Agent, Group, GroupAgent, GroupTurn, Message, newId, recompileSystemMessage, Run, toStoredMessage, type Database } from '@engram/db';
 import type { GroupTurnClient } from '@engram/temporal';
+import type { Knex } from 'knex';
 import { ConflictError, NotFoundError, ServiceUnavailableError, UnprocessableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { editedMessage, type MessageEdit } from '../messages/message-edits.js';
@@ -12,7 +13,7 @@ const ACTIVE_RUN_STATUSES = ['created', 'running'];
 export type GroupMessagesQuery = ConversionOptions & { before?: string | undefined; after?: string | undefined; limit: number; order: 'asc' | 'desc' };
 
 /** Everyone whose history holds the group's messages: its members and its manager. */
-async function participantsOf(db: Database, organizationId: string, group: Group): Promise<string[]> {
+async function participantsOf(db: Knex, organizationId: string, group: Group): Promise<string[]> {
   const members = (await GroupAgent.query(db).forOrg(organizationId).where({ groupId: group.id }).orderBy('position')).map((member) => member.agentId);
   return [...new Set([...members, ...(group.managerAgentId ? [group.managerAgentId] : [])])];
 }
@@ -114,7 +115,7 @@ export function createGroupMessageService(deps: { db: Database; groupTurns: Grou
     async reset(ctx: RequestContext, groupId: string): Promise<void> {
       await db.transaction(async (trx) => {
         const group = await findGroup(trx, ctx.organizationId, groupId);
-        const participants = await participantsOf(trx as unknown as Database, ctx.organizationId, group);
+        const participants = await participantsOf(trx, ctx.organizationId, group);
         const agents = await Agent.query(trx).forOrg(ctx.organizationId).whereIn('id', participants).orderBy('id').forUpdate();
         const active = await Run.query(trx).forOrg(ctx.organizationId).whereIn('agentId', participants).whereIn('status', ACTIVE_RUN_STATUSES).first();
         if (active) throw new ConflictError(`Agent ${active.agentId} of the group has an active run (${active.id}); wait for it to end or cancel it before resetting the group's messages`);
