@@ -164,7 +164,7 @@ type PreparedAgent = {
   name: string;
   llmConfig: LlmConfig;
   embeddingConfig: EmbeddingConfig | null;
-  projectId: string;
+  projectId: string | null;
   memoryBlocks: MemoryBlockInput[];
 };
 
@@ -460,7 +460,7 @@ export function createAgentService(deps: AgentServiceDeps) {
       name: `${primary.name}-sleeptime`,
       llmConfig: primary.llmConfig,
       embeddingConfig: primary.embeddingConfig,
-      projectId: primary.projectId as string,
+      projectId: primary.projectId,
       memoryBlocks: [{ label: 'memory_persona', value: SLEEPTIME_PERSONA }],
     });
     await deps.sleeptimeGroups.createManaged(trx, ctx.organizationId, {
