@@ -116,6 +116,25 @@ describe('sleep-time agents', () => {
     expect(runs[1]!.metadata.processed_message_ids).toMatchObject({ to: (await Agent.query(stack.db).findById(primary.id))!.messageIds.at(-1) });
   }, 120_000);
 
+  it('a message to the sleeptime group is answered by its primary agent, whose turn hands its span to the sleep-time agent', async () => {
+    const { primary, group, sleeptimeAgentId } = await createPrimary('Front');
+    expect((await patch(`/groups/${group.id}`, { manager_config: { manager_type: 'sleeptime', sleeptime_agent_frequency: 1 } })).status).toBe(200);
+    model.onRequest((request) => (isSleeptime(request) ? { type: 'tool_calls', calls: [{ name: 'memory_finish_edits', arguments: {} }] } : { type: 'text', text: 'Front here.' }));
+    const sent = await api(`/groups/${group.id}/messages`, { method: 'POST', body: JSON.stringify({ messages: [{ role: 'user', content: 'Hello group' }] }) });
+    expect(sent.status).toBe(200);
+    const answer = await sent.json();
+    expect(answer.messages.map((message: { message_type: string; name: string; content: string }) => [message.message_type, message.name, message.content])).toEqual([
+      ['assistant_message', 'Front', 'Front here.'],
+    ]);
+    const [handedOver] = await until(() => sleeptimeRunsOf(sleeptimeAgentId), (runs) => runs[0]?.status === 'completed');
+    expect(handedOver!.metadata).toMatchObject({ parent_run_id: (await Run.query(stack.db).where({ agentId: primary.id }).first())!.id });
+    const transcript = await (await api(`/groups/${group.id}/messages`)).json();
+    expect(transcript.map((message: { message_type: string; content: string }) => [message.message_type, message.content])).toEqual([
+      ['user_message', 'Hello group'],
+      ['assistant_message', 'Front here.'],
+    ]);
+  }, 120_000);
+
   it('a failing sleep-time run never fails the primary agent\'s turn', async () => {
     const { primary, group, sleeptimeAgentId } = await createPrimary('Sturdy');
     expect((await patch(`/groups/${group.id}`, { manager_config: { manager_type: 'sleeptime', sleeptime_agent_frequency: 1 } })).status).toBe(200);
