@@ -1,8 +1,8 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { groupTurnWorkflow } from '@engram/workflows/group-turn/workflow';
 import { ORGANIZATION_ID, RUN_TYPE } from '@engram/workflows/search-attributes';
 
-/** How the API starts and cancels group turns; a turn's workflow id is the turn id. */
+/** How the API starts group turns; a turn's workflow id is the turn id (an operator may cancel one in the Temporal UI). */
 export function createGroupTurnClient(deps: { client: Client; taskQueue: string }) {
   return {
     async start(input: { turnId: string; organizationId: string }): Promise<void> {
@@ -17,16 +17,6 @@ export function createGroupTurnClient(deps: { client: Client; taskQueue: string 
       });
     },
 
-    /** Requests cancellation of a turn; false when its workflow is gone. */
-    async cancel(turnId: string): Promise<boolean> {
-      try {
-        await deps.client.workflow.getHandle(turnId).cancel();
-        return true;
-      } catch (error) {
-        if (error instanceof WorkflowNotFoundError) return false;
-        throw error;
-      }
-    },
   };
 }
 
