@@ -16,7 +16,6 @@ export function createGroupTurnClient(deps: { client: Client; taskQueue: string 
         ],
       });
     },
-
   };
 }
 
