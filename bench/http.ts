@@ -48,6 +48,33 @@ export function createEngramHttpClient(baseUrl: string, apiKey: string) {
       return ((await response.json()) as { id: string }).id;
     },
 
+    /** `POST /v1/messages/batches`: the batch job's id, returned at once. */
+    async createBatch(requests: Array<{ agent_id: string; messages: Array<{ role: string; content: string }> }>): Promise<string> {
+      const response = await call('/messages/batches', { method: 'POST', body: { requests } });
+      if (!response.ok) throw await failure(response, 'POST /v1/messages/batches');
+      return ((await response.json()) as { id: string }).id;
+    },
+
+    async getBatch(batchId: string): Promise<{ status: string; metadata: Record<string, unknown> }> {
+      const response = await call(`/messages/batches/${batchId}`);
+      if (!response.ok) throw await failure(response, 'GET /v1/messages/batches/{id}');
+      return (await response.json()) as { status: string; metadata: Record<string, unknown> };
+    },
+
+    /** The text of every assistant answer of the batch, read page by page. */
+    async batchAnswers(batchId: string, expected: number): Promise<string[]> {
+      const answers: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const response = await call(`/messages/batches/${batchId}/messages?limit=1000${after ? `&after=${after}` : ''}`);
+        if (!response.ok) throw await failure(response, 'GET /v1/messages/batches/{id}/messages');
+        const page = ((await response.json()) as { messages: Array<{ id: string; role: string; content: Array<{ text?: string }> }> }).messages;
+        for (const message of page) if (message.role === 'assistant') answers.push(message.content.map((part) => part.text ?? '').join(''));
+        if (page.length < 1000 || answers.length >= expected) return answers;
+        after = page.at(-1)!.id;
+      }
+    },
+
     /** A sync send; resolves once the whole response is read and checked. */
     async sendMessage(agentId: string, text: string): Promise<SyncSendResult> {
       const sentAtMs = wallClockMs();

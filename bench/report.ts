@@ -4,6 +4,7 @@ import type { FileIngestionBenchResult } from './file-ingestion.js';
 import type { TemplateMigrationBenchResult } from './template-migration.js';
 import type { QueryCounts } from './stack.js';
 import type { Summary } from './stats.js';
+import type { BatchThroughputMeasurement } from './scenarios/batch.js';
 
 export type BenchResults = {
   generatedAt: string;
@@ -42,6 +43,7 @@ export type BenchResults = {
   messageList: { limit: number; stored1kMs: Summary; stored100kMs: Summary; stored100kInContextMs: Summary };
   fileIngestion: FileIngestionBenchResult;
   templateMigration: TemplateMigrationBenchResult;
+  batch: BatchThroughputMeasurement;
 };
 
 const ms = (value: number) => value.toFixed(1);
@@ -59,7 +61,7 @@ const latencyRow = (label: string, summary: Summary) => [label, ms(summary.p50),
 const cpuCell = (value: number | null) => (value === null ? 'n/a' : ms(value));
 
 export function formatReport(results: BenchResults): string {
-  const { machine, setup, oneStepSend, stream, throughput, messageList, fileIngestion, templateMigration } = results;
+  const { machine, setup, oneStepSend, stream, throughput, messageList, fileIngestion, templateMigration, batch } = results;
   const worker =
     setup.workerPlacement === 'in-process'
       ? 'the worker runs in the same process as the API (--worker-process runs it as a separate process)'
@@ -151,6 +153,16 @@ export function formatReport(results: BenchResults): string {
         ['CPU per agent: Temporal server', cpuCell(templateMigration.cpuMsPerAgent.temporalServer)],
       ],
     ),
+    `7. Message batch: ${batch.requests} requests over ${batch.agents} agents in one POST /v1/messages/batches (each agent's in order, at most 16 at once)`,
+    table(
+      ['measurement', 'value'],
+      [
+        ['requests/s', batch.requestsPerSecond.toFixed(1)],
+        ['errors', `${batch.errors} (${batch.completed} of ${batch.requests} requests completed)`],
+        ['POST to completed (s)', (batch.wallMs / 1000).toFixed(1)],
+      ],
+    ),
+    ...batch.firstErrors.map((error) => `   error: ${error}`),
   ].join('\n');
 }
 

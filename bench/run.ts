@@ -21,6 +21,7 @@ import { measureOneStepOverhead } from './scenarios/one-step.js';
 import { breakDownSends } from './scenarios/send-breakdown.js';
 import { measureStreamLatency } from './scenarios/sse.js';
 import { measureThroughput } from './scenarios/throughput.js';
+import { measureBatchThroughput } from './scenarios/batch.js';
 import { startBenchStack, type WorkerPlacement } from './stack.js';
 import { summarize } from './stats.js';
 
@@ -39,6 +40,10 @@ const SMALL_HISTORY = 1_000;
 const LARGE_HISTORY = 100_000;
 const INGESTED_FILE_BYTES = 5_000_000;
 const MIGRATED_AGENTS = 1_000;
+const BATCH_AGENTS = 100;
+const BATCH_REQUESTS_PER_AGENT = 10;
+/** A batch that has not finished by then is a broken platform, not a slow one. */
+const BATCH_TIMEOUT_MS = 15 * 60_000;
 /** After cleanup the process should exit on its own; this only ends it if some handle lingers. */
 const EXIT_GRACE_MS = 5_000;
 
@@ -116,7 +121,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const client = createEngramHttpClient(stack.baseUrl, stack.apiKey);
   log(`API on ${stack.baseUrl}, worker ${options.workerPlacement}`);
 
-  log(`1/6 one-step sends and bare workflows: ${options.warmup} warm-up + ${options.samples} samples each`);
+  log(`1/7 one-step sends and bare workflows: ${options.warmup} warm-up + ${options.samples} samples each`);
   const oneStep = await measureOneStepOverhead(
     { client, bare, queryCounts: stack.queryCounts },
     { agentIds: await createAgents(client, 'one-step', LATENCY_AGENTS), warmup: options.warmup, samples: options.samples },
@@ -125,14 +130,14 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const engramMs = summarize(oneStep.sendLatenciesMs);
   const bareTemporalMs = summarize(oneStep.bareLatenciesMs);
 
-  log(`2/6 streamed sends: ${options.warmup} warm-up + ${options.samples} samples`);
+  log(`2/7 streamed sends: ${options.warmup} warm-up + ${options.samples} samples`);
   const stream = await measureStreamLatency(client, {
     agentIds: await createAgents(client, 'stream', LATENCY_AGENTS),
     warmup: options.warmup,
     samples: options.samples,
   });
 
-  log(`3/6 throughput: ${THROUGHPUT_AGENTS} agents x ${THROUGHPUT_MESSAGES_PER_AGENT} messages`);
+  log(`3/7 throughput: ${THROUGHPUT_AGENTS} agents x ${THROUGHPUT_MESSAGES_PER_AGENT} messages`);
   const throughputAgents = await createAgents(client, 'throughput', THROUGHPUT_AGENTS);
   const cpuMeter = createCpuMeter({ db: stack.db, temporalServerPid: infrastructure.temporalServerPid, workerPid: stack.workerPid });
   const { result: throughput, cpu } = await cpuMeter.measure(() =>
@@ -141,7 +146,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const completedSends = Math.max(1, throughput.completed);
   const perMessage = (ms: number | null) => (ms === null ? null : ms / completedSends);
 
-  log(`4/6 message list: seeding ${SMALL_HISTORY} and ${LARGE_HISTORY} messages`);
+  log(`4/7 message list: seeding ${SMALL_HISTORY} and ${LARGE_HISTORY} messages`);
   const [smallHistoryAgent, largeHistoryAgent] = (await createAgents(client, 'history', 2)) as [string, string];
   await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: smallHistoryAgent, count: SMALL_HISTORY });
   await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: largeHistoryAgent, count: LARGE_HISTORY });
@@ -151,17 +156,23 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   await putHistoryInContext(stack.db, largeHistoryAgent);
   const stored100kInContextMs = summarize(await measureMessageList(client, { ...listPlan, agentId: largeHistoryAgent }));
 
-  log(`5/6 file ingestion: ${INGESTED_FILE_BYTES / 1e6} MB of markdown`);
+  log(`5/7 file ingestion: ${INGESTED_FILE_BYTES / 1e6} MB of markdown`);
   const fileIngestion = await runFileIngestionBench(
     { db: stack.db, temporal: stack.temporal, taskQueue: stack.taskQueue, organizationId: stack.organizationId },
     { bytes: INGESTED_FILE_BYTES, log },
   );
 
-  log(`6/6 template migration: ${MIGRATED_AGENTS} agents with 3 blocks each`);
+  log(`6/7 template migration: ${MIGRATED_AGENTS} agents with 3 blocks each`);
   const templateMigration = await runTemplateMigrationBench(
     { baseUrl: stack.baseUrl, apiKey: stack.apiKey, db: stack.db, organizationId: stack.organizationId, cpuMeter },
     { agents: MIGRATED_AGENTS, log },
   );
+  log(`7/7 batch: ${BATCH_AGENTS * BATCH_REQUESTS_PER_AGENT} requests over ${BATCH_AGENTS} agents in one message batch`);
+  const batch = await measureBatchThroughput(client, {
+    agentIds: await createAgents(client, 'batch', BATCH_AGENTS),
+    requestsPerAgent: BATCH_REQUESTS_PER_AGENT,
+    timeoutMs: BATCH_TIMEOUT_MS,
+  });
 
   return {
     generatedAt: new Date().toISOString(),
@@ -217,6 +228,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
     messageList: { limit: LIST_LIMIT, stored1kMs, stored100kMs, stored100kInContextMs },
     fileIngestion,
     templateMigration,
+    batch,
   };
 }
 
@@ -236,7 +248,7 @@ async function main(): Promise<void> {
     console.log(formatReport(results));
     writeResults(results, RESULTS_FILE);
     log(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
-    if (results.throughput.errors > 0) process.exitCode = 1;
+    if (results.throughput.errors > 0 || results.batch.errors > 0) process.exitCode = 1;
   } finally {
     log('cleaning up');
     await teardown.run();

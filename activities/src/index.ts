@@ -7,6 +7,9 @@ import { createObservabilityActivities } from './observability/index.js';
 import { createTemplateMigrationActivities } from './templates/index.js';
 import { createBatchActivities } from './batches/index.js';
 import { createScheduleActivities } from './schedules/index.js';
+import { createGroupActivities } from './groups/index.js';
+import { createSleeptimeActivities } from './sleeptime/index.js';
+import { createAgentCallActivities } from './agent-calls/index.js';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
 import type { SandboxIsolation } from '@engram/integrations/sandbox';
 import type { ActivityTracing } from './agent-run/spans.js';
@@ -32,6 +35,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createTemplateMigrationActivities(deps),
     ...createBatchActivities(deps),
     ...createScheduleActivities(deps),
+    ...createGroupActivities(deps),
+    ...createSleeptimeActivities(deps),
+    ...createAgentCallActivities(deps),
   };
 }
 
@@ -45,5 +51,8 @@ export type { ToolActivities } from './tools/index.js';
 export type { ObservabilityActivities } from './observability/index.js';
 export type { BatchActivities } from './batches/index.js';
 export type { ScheduleActivities } from './schedules/index.js';
+export type { GroupActivities, GroupTurnPlan, MemberRunOutcome, MemberRole } from './groups/index.js';
+export type { SleeptimeActivities, SleeptimeRun } from './sleeptime/index.js';
+export type { AgentCallActivities, AgentCallAnswer, PlannedAgentCalls } from './agent-calls/index.js';
 export { CHUNKS_PER_BATCH, type ChunkBatch, type FileIngestionActivities, type FileRef } from './files/index.js';
 export type { MigrationEnd, MigrationBatchResult, TemplateMigrationActivities } from './templates/index.js';

@@ -149,6 +149,8 @@ export const MODEL_ERROR_KINDS: Record<ModelErrorKind, ErrorKind> = {
 export const RUN_FAILURE_KINDS = {
   PENDING_APPROVAL: 'conflict',
   invalid_request: 'bad_request',
+  // A group turn that could not start: its group was deleted or emptied meanwhile.
+  invalid_group: 'conflict',
   internal_error: 'internal',
 } as const satisfies Record<string, ErrorKind>;
 

@@ -42,3 +42,18 @@ export type RunRequest = {
 };
 
 export const DEFAULT_MAX_STEPS = 50;
+
+/** A request the platform sends itself (a group member's turn, an agent call, a sleep-time run): the default options unless given. */
+export function platformRunRequest(messages: RunInputMessage[], options: Partial<Omit<RunRequest, 'messages'>> = {}): RunRequest {
+  return {
+    maxSteps: DEFAULT_MAX_STEPS,
+    streamTokens: false,
+    clientTools: [],
+    useAssistantMessage: true,
+    assistantMessageToolName: 'send_message',
+    assistantMessageToolKwarg: 'message',
+    includeReturnMessageTypes: null,
+    ...options,
+    messages,
+  };
+}

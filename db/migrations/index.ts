@@ -22,6 +22,8 @@ import * as rateLimitWindows from './20261128000000_rate_limit_windows.js';
 import * as simulatedAgents from './20261126300000_simulated_agents.js';
 import * as modelCallReservations from './20261126500000_model_call_reservations.js';
 import * as billingSettings from './20261126510000_billing_settings.js';
+import * as groups from './20261126400000_groups.js';
+import * as groupTurnsAndAgentCalls from './20261126410000_group_turns_and_agent_calls.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -50,4 +52,6 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261126300000_simulated_agents', simulatedAgents],
   ['20261126500000_model_call_reservations', modelCallReservations],
   ['20261126510000_billing_settings', billingSettings],
+  ['20261126400000_groups', groups],
+  ['20261126410000_group_turns_and_agent_calls', groupTurnsAndAgentCalls],
 ];

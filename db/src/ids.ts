@@ -31,6 +31,9 @@ export const ID_PREFIXES = {
   batch: 'batch',
   batchItem: 'batch_item',
   scheduledMessage: 'scheduled_message',
+  group: 'group',
+  groupTurn: 'group_turn',
+  agentCall: 'agent_call',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -4,6 +4,7 @@ export { createFileIngestionClient, type FileIngestionClient } from './client/fi
 export { ensureTraceRetentionSchedule } from './client/trace-retention.js';
 export { createTemplateMigrationClient, type TemplateMigrationClient } from './client/template-migrations.js';
 export { createMessageBatchClient, type MessageBatchClient } from './client/message-batches.js';
+export { createGroupTurnClient, type GroupTurnClient } from './client/group-turns.js';
 export {
   createScheduledMessageClient,
   type ScheduledMessageClient,

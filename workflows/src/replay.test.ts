@@ -31,9 +31,9 @@ beforeAll(async () => {
 });
 
 describe('recorded workflow histories replay against the current workflow code', () => {
-  it('has histories of every workflow type that runs agents and ingests files', () => {
+  it('has histories of every workflow type that runs agents, groups and ingests files', () => {
     const types = new Set(recorded.map(({ name }) => name.replace(/^.*--|\.json$/g, '')));
-    expect([...types].sort()).toEqual(['agentQueueWorkflow', 'agentRunWorkflow', 'fileIngestionWorkflow']);
+    expect([...types].sort()).toEqual(['agentQueueWorkflow', 'agentRunWorkflow', 'fileIngestionWorkflow', 'groupTurnWorkflow']);
   });
 
   it('replays each of them without a nondeterminism error', async () => {

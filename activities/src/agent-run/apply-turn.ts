@@ -18,7 +18,7 @@ import {
 } from '@engram/core';
 import { Agent, meterStep, Message, recompileSystemMessage, Run, Step, toStoredMessage, type Database } from '@engram/db';
 import type { CallModelResult } from './call-model.js';
-import { loadRunContext, type RunContext } from './context.js';
+import { loadRunContext, messageTagsOf, type RunContext } from './context.js';
 import { executeBaseTool, isBaseTool } from './base-tools.js';
 import { inSpan, markToolResult, tracingOf, type ActivityTracing } from './spans.js';
 import { appendRunFrames, type Frame } from './run-log.js';
@@ -107,7 +107,7 @@ class StepWriter {
   readonly produced: Message[] = [];
   constructor(
     private readonly trx: Knex.Transaction,
-    private readonly base: { organizationId: string; agentId: string; runId: string; stepId: string },
+    private readonly base: { organizationId: string; agentId: string; runId: string; stepId: string; groupId: string | null; batchItemId: string | null },
     private nextAt: number,
   ) {}
 
@@ -259,7 +259,7 @@ export function createApplyModelTurn(deps: { db: Database; tracing?: ActivityTra
         await Run.query(trx).forOrg(input.organizationId).findById(run.id).patch({ ttftNs: turn.llmRequestNs });
       }
 
-      const writer = new StepWriter(trx, { organizationId: run.organizationId, agentId: run.agentId, runId: run.id, stepId: input.stepId }, now.getTime());
+      const writer = new StepWriter(trx, { organizationId: run.organizationId, agentId: run.agentId, runId: run.id, stepId: input.stepId, ...messageTagsOf(run) }, now.getTime());
 
       const clientToolNames = new Set(request.clientTools.map((tool) => tool.name));
       const toolsByName = new Map(snapshot.tools.map((tool) => [tool.name, tool]));
@@ -376,7 +376,7 @@ export function createCompleteToolStep(deps: { db: Database }) {
       const context = await loadRunContext(trx, input.organizationId, input.runId);
       const { run, snapshot } = context;
       await Agent.query(trx).forOrg(input.organizationId).findById(run.agentId).forUpdate();
-      const writer = new StepWriter(trx, { organizationId: run.organizationId, agentId: run.agentId, runId: run.id, stepId: input.stepId }, record.nextMessageAt);
+      const writer = new StepWriter(trx, { organizationId: run.organizationId, agentId: run.agentId, runId: run.id, stepId: input.stepId, ...messageTagsOf(run) }, record.nextMessageAt);
       const state = { ...record, ruleState: { ...record.ruleState } };
       const results = new Map(input.results.map((result) => [result.toolCallId, result]));
       for (const call of record.pendingToolCalls) {

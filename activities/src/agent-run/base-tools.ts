@@ -35,7 +35,13 @@ const MEMORY_EDITS: Record<string, MemoryEdit> = {
 };
 
 export function isBaseTool(name: string): boolean {
-  return name === 'send_message' || name === 'conversation_search' || name in MEMORY_EDITS || INLINE_FILE_TOOL_NAMES.includes(name);
+  return (
+    name === 'send_message' ||
+    name === 'memory_finish_edits' ||
+    name === 'conversation_search' ||
+    name in MEMORY_EDITS ||
+    INLINE_FILE_TOOL_NAMES.includes(name)
+  );
 }
 
 /**
@@ -53,6 +59,7 @@ export async function executeBaseTool(
       text(args, 'message');
       return { status: 'success', funcResponse: 'Sent message successfully.', memoryChanged: false };
     }
+    if (name === 'memory_finish_edits') return { status: 'success', funcResponse: 'None', memoryChanged: false };
     if (name === 'conversation_search') return await conversationSearch(trx, snapshot, args);
     // Opening files changes what the prompt shows, so it counts as a memory change: the step recompiles the prompt.
     if (name === 'open_files') return await openFiles(trx, snapshot, args, new Date());

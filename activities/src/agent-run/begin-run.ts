@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalDecision, RunInputApproval, StopReason, ToolRuleState } from '@engram/core';
 import { Agent, Message, recompileSystemMessage, Run, type Database } from '@engram/db';
-import { loadRunContext, type RunContext } from './context.js';
+import { loadRunContext, messageTagsOf, type RunContext } from './context.js';
 import { executeBaseTool, isBaseTool } from './base-tools.js';
 import { appendRunFrames } from './run-log.js';
 import { framesFor } from './apply-turn.js';
@@ -31,7 +31,7 @@ async function applyApprovals(
   ruleState: ToolRuleState,
 ): Promise<void> {
   const now = new Date();
-  const base = { organizationId: context.run.organizationId, agentId: context.run.agentId, runId: context.run.id };
+  const base = { organizationId: context.run.organizationId, agentId: context.run.agentId, runId: context.run.id, ...messageTagsOf(context.run) };
   const decisions = new Map<string, ApprovalDecision>(input.approvals.map((decision) => [decision.tool_call_id, decision]));
   const response = await Message.query(trx).insert({
     ...base,

@@ -27,3 +27,12 @@ export async function loadRunContext(db: Knex, organizationId: string, runId: st
   const pendingInputs = await loadMessagesInOrder(db, organizationId, run.pendingInputIds);
   return { run, request, snapshot, inContext, pendingInputs };
 }
+
+/**
+ * What every message a run writes carries besides its agent and run: the group whose turn it is and the
+ * batch item it answers (`group_id`, `batch_item_id` on the wire), as its input messages do.
+ */
+export function messageTagsOf(run: Run): { groupId: string | null; batchItemId: string | null } {
+  const { group_id: groupId, batch_item_id: batchItemId } = run.metadata;
+  return { groupId: typeof groupId === 'string' ? groupId : null, batchItemId: typeof batchItemId === 'string' ? batchItemId : null };
+}

@@ -1,5 +1,5 @@
 import { runStatusFor, type StopReason } from '@engram/core';
-import { Agent, Run, type Database, type RunStatus } from '@engram/db';
+import { Agent, AgentCall, Group, Run, type Database, type RunStatus } from '@engram/db';
 import { appendRunFrames, type Frame } from './run-log.js';
 
 export type FinishRunInput = {
@@ -10,8 +10,11 @@ export type FinishRunInput = {
   failure: { errorType: string; message: string } | null;
 };
 
-/** `status` is the run's once closed: its record's, or the outcome given when the record was deleted meanwhile. */
-export type FinishRunResult = { callbackUrl: string | null; status: Exclude<RunStatus, 'created' | 'running'> };
+/**
+ * `status` is the run's once closed: its record's, or the outcome given when the record was deleted meanwhile.
+ * `sleeptime`: the run completed a turn of an agent that manages a sleeptime group (its sleep-time agents may be due).
+ */
+export type FinishRunResult = { callbackUrl: string | null; status: Exclude<RunStatus, 'created' | 'running'>; sleeptime?: boolean };
 
 /**
  * Closes a run: appends the closing frames (error, stop_reason, usage_statistics) and records the
@@ -23,6 +26,14 @@ export function createFinishRun(deps: { db: Database }) {
       const run = await Run.query(trx).forOrg(input.organizationId).findById(input.runId).forUpdate();
       if (!run) return { callbackUrl: null, status: runStatusFor(input.stopReason) };
       if (run.status !== 'created' && run.status !== 'running') return { callbackUrl: null, status: run.status };
+      // A call this run still waits on ends with it (the run was cancelled, failed or abandoned mid-call): its
+      // callee is told to stop, and the wait no longer counts when cycles are looked for.
+      const waiting = await AgentCall.query(trx).forOrg(input.organizationId).where({ callerRunId: run.id, status: 'waiting' });
+      if (waiting.length > 0) {
+        await AgentCall.query(trx).forOrg(input.organizationId).whereIn('id', waiting.map((call) => call.id)).patch({ status: 'cancelled' });
+        const calleeRunIds = waiting.flatMap((call) => (call.calleeRunId ? [call.calleeRunId] : []));
+        await Run.query(trx).forOrg(input.organizationId).whereIn('id', calleeRunIds).whereIn('status', ['created', 'running']).patch({ cancelRequested: true });
+      }
       const completedAt = new Date();
       const frames: Frame[] = [];
       if (input.failure) {
@@ -54,8 +65,21 @@ export function createFinishRun(deps: { db: Database }) {
         lastRunDurationMs: durationMs,
         lastStopReason: input.stopReason,
       });
-      return { callbackUrl: run.callbackUrl, status };
+      const sleeptime =
+        status === 'completed' &&
+        (await Group.query(trx).forOrg(input.organizationId).where({ managerAgentId: run.agentId, managerType: 'sleeptime' }).resultSize()) > 0;
+      return { callbackUrl: run.callbackUrl, status, sleeptime };
     });
+  };
+}
+
+/** Of these runs, the ones that have ended (a run deleted meanwhile counts as ended). */
+export function createFinishedRuns(deps: { db: Database }) {
+  return async function finishedRuns(input: { organizationId: string; runIds: string[] }): Promise<string[]> {
+    if (input.runIds.length === 0) return [];
+    const active = await Run.query(deps.db).forOrg(input.organizationId).whereIn('id', input.runIds).whereIn('status', ['created', 'running']).select('id');
+    const stillActive = new Set(active.map((run) => run.id));
+    return input.runIds.filter((runId) => !stillActive.has(runId));
   };
 }
 

@@ -5,7 +5,7 @@ import { createApplyModelTurn, createCompleteToolStep } from './apply-turn.js';
 import { createBeginRun } from './begin-run.js';
 import { createCallModel } from './call-model.js';
 import type { ActivityTracing } from './spans.js';
-import { createFinishRun, createMarkRunAbandoned, createSendRunCallback } from './finish-run.js';
+import { createFinishedRuns, createFinishRun, createMarkRunAbandoned, createSendRunCallback } from './finish-run.js';
 
 export type AgentRunDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox; tracing?: ActivityTracing };
 
@@ -19,6 +19,7 @@ export function createAgentRunActivities(deps: AgentRunDeps) {
     finishRun: createFinishRun(deps),
     markRunAbandoned: createMarkRunAbandoned(deps),
     sendRunCallback: createSendRunCallback(deps),
+    finishedRuns: createFinishedRuns(deps),
   };
 }
 

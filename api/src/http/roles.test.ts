@@ -68,6 +68,24 @@ describe('analyst', () => {
     expect((await v1(adminKey, 'GET', `/agents/${agent.id}`)).body.name).toBe(agent.name);
   });
 
+  it('reads groups, but cannot create, change, delete them or share blocks through them', async () => {
+    const agent = (await createAgent(adminKey)).body;
+    const group = (await v1(adminKey, 'POST', '/groups/', { agent_ids: [agent.id], description: 'the desk' })).body;
+    const block = (await v1(adminKey, 'POST', '/blocks/', { label: 'desk', value: 'shared' })).body;
+    const key = await keyFor(await inviteMember(stack, admin, 'analyst'));
+
+    expect((await v1(key, 'GET', '/groups/')).status).toBe(200);
+    expect((await v1(key, 'GET', `/groups/${group.id}`)).body.id).toBe(group.id);
+    expect((await v1(key, 'GET', `/groups/${group.id}/messages`)).status).toBe(200);
+    expect((await v1(key, 'GET', `/agents/${agent.id}/groups`)).body.map((found: { id: string }) => found.id)).toEqual([group.id]);
+    expect((await v1(key, 'POST', '/groups/', { agent_ids: [agent.id], description: 'mine' })).status).toBe(403);
+    expect((await v1(key, 'PATCH', `/groups/${group.id}`, { description: 'renamed' })).status).toBe(403);
+    expect((await v1(key, 'PATCH', `/groups/${group.id}/blocks/attach/${block.id}`)).status).toBe(403);
+    expect((await v1(key, 'PATCH', `/groups/${group.id}/reset-messages`)).status).toBe(403);
+    expect((await v1(key, 'DELETE', `/groups/${group.id}`)).status).toBe(403);
+    expect((await v1(adminKey, 'GET', `/groups/${group.id}`)).body).toMatchObject({ description: 'the desk', shared_block_ids: [] });
+  });
+
   it('reads projects in the console but cannot create them, see API keys or invite', async () => {
     const analyst = await inviteMember(stack, admin, 'analyst');
     expect((await analyst.client.get('/projects')).status).toBe(200);

@@ -4,8 +4,18 @@ import { createApiKeyService } from './tenancy/api-keys.js';
 import { createOrganizationService } from './tenancy/organizations.js';
 import { createAccountServices, type AccountServiceOptions } from './accounts/index.js';
 import { createPostgresRateLimiter } from './accounts/rate-limiter.js';
-import { createAgentRunClient, createFileIngestionClient, createMessageBatchClient, createTemplateMigrationClient } from '@engram/temporal';
+import {
+  createAgentRunClient,
+  createFileIngestionClient,
+  createGroupTurnClient,
+  createMessageBatchClient,
+  createTemplateMigrationClient,
+} from '@engram/temporal';
+import { createGroupService } from './groups/group-service.js';
+import { createGroupMessageService } from './groups/group-message-service.js';
+import { followGroupTurn, type FollowTurnOptions } from './groups/group-turn-reader.js';
 import { createBatchService } from './batches/batch-service.js';
+import { createJobService } from './runs/job-service.js';
 import { createScheduleService } from './schedules/schedule-service.js';
 import { createChatCompletionService } from './chat-completions/chat-completion-service.js';
 import { createScheduledMessageClient } from '@engram/temporal';
@@ -109,7 +119,18 @@ export function createServices(deps: ServiceDeps) {
   const runLog = { follow: (options: FollowOptions) => followRunLog({ db: deps.db, notifications: deps.notifications }, options) };
   const providers = createProviderService({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders });
   const models = createModelService({ providers });
-  const agents = createAgentService({ db: deps.db, secrets: deps.secrets, models, organizations, quotas: billingServices.quotas });
+  const batches = createBatchService({ db: deps.db, messageBatches: createMessageBatchClient({ client: deps.temporal, taskQueue: deps.taskQueue }) });
+  const groups = createGroupService({ db: deps.db, organizations });
+  const groupMessages = createGroupMessageService({ db: deps.db, groupTurns: createGroupTurnClient({ client: deps.temporal, taskQueue: deps.taskQueue }) });
+  const groupTurnLog = { follow: (options: FollowTurnOptions) => followGroupTurn({ db: deps.db, notifications: deps.notifications }, options) };
+  const agents = createAgentService({
+    db: deps.db,
+    secrets: deps.secrets,
+    models,
+    organizations,
+    quotas: billingServices.quotas,
+    sleeptimeGroups: groups.sleeptimeGroups,
+  });
   const coreMemory = createCoreMemoryService({ db: deps.db, secrets: deps.secrets });
   const agentTools = createAgentToolService({ db: deps.db });
   const contextWindow = createContextWindowService({ db: deps.db });
@@ -150,6 +171,9 @@ export function createServices(deps: ServiceDeps) {
     ...createObservabilityServices({ db: deps.db }),
     messages,
     runLog,
+    groups,
+    groupMessages,
+    groupTurnLog,
     messageHistory,
     steps,
     providers,
@@ -173,7 +197,8 @@ export function createServices(deps: ServiceDeps) {
     templates,
     simulatedAgents,
     blockTemplates,
-    batches: createBatchService({ db: deps.db, messageBatches: createMessageBatchClient({ client: deps.temporal, taskQueue: deps.taskQueue }) }),
+    batches,
+    jobs: createJobService({ db: deps.db, runs, batches }),
     chatCompletions: createChatCompletionService({ runs, follow: runLog.follow }),
     schedules: createScheduleService({ db: deps.db, scheduledMessages: createScheduledMessageClient({ client: deps.temporal, taskQueue: deps.taskQueue }) }),
     clientSideAccessTokens: createClientSideAccessTokenService({ db: deps.db }),

@@ -12,6 +12,9 @@ const McpServersPage = lazy(() => import('./mcp/mcp-servers-page.js').then((modu
 const McpServerPage = lazy(() => import('./mcp/mcp-server-page.js').then((module) => ({ default: module.McpServerPage })));
 const ProvidersPage = lazy(() => import('./providers/providers-page.js').then((module) => ({ default: module.ProvidersPage })));
 const IdentitiesPage = lazy(() => import('./identities/identities-page.js').then((module) => ({ default: module.IdentitiesPage })));
+const GroupsPage = lazy(() => import('./groups/groups-page.js').then((module) => ({ default: module.GroupsPage })));
+const GroupPage = lazy(() => import('./groups/group-page.js').then((module) => ({ default: module.GroupPage })));
+const JobsPage = lazy(() => import('./jobs/jobs-page.js').then((module) => ({ default: module.JobsPage })));
 const SandboxPage = lazy(() => import('./sandbox/sandbox-page.js').then((module) => ({ default: module.SandboxPage })));
 const TemplatesPage = lazy(() => import('./templates/templates-page.js').then((module) => ({ default: module.TemplatesPage })));
 const BlockTemplatesPage = lazy(() => import('./templates/block-templates-page.js').then((module) => ({ default: module.BlockTemplatesPage })));
@@ -35,6 +38,9 @@ export default function AgentsApp() {
         <Route path="mcp-servers/:serverId" element={<McpServerPage />} />
         <Route path="providers" element={<ProvidersPage />} />
         <Route path="identities" element={<IdentitiesPage />} />
+        <Route path="groups" element={<GroupsPage />} />
+        <Route path="groups/:groupId" element={<GroupPage />} />
+        <Route path="runs" element={<JobsPage />} />
         <Route path="sandbox" element={<SandboxPage />} />
         <Route path="templates" element={<TemplatesPage />} />
         <Route path="block-templates" element={<BlockTemplatesPage />} />

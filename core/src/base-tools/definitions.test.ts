@@ -1,5 +1,15 @@
 import { describe, it, expect } from 'vitest';
-import { BASE_TOOLS, BASE_TOOL_NAMES, FILE_TOOL_NAMES, defaultToolNamesFor, defaultToolRulesFor } from './definitions.js';
+import {
+  AGENT_CALL_TOOL_NAMES,
+  BASE_TOOLS,
+  BASE_TOOL_NAMES,
+  FILE_TOOL_NAMES,
+  MULTI_AGENT_TOOL_NAMES,
+  SUPERVISOR_TOOL_NAME,
+  defaultToolNamesFor,
+  defaultToolRulesFor,
+  isAgentCallTool,
+} from './definitions.js';
 
 function tool(name: string) {
   const found = BASE_TOOLS.find((candidate) => candidate.name === name);
@@ -27,6 +37,21 @@ describe('BASE_TOOLS', () => {
     expect(tool('core_memory_replace').toolType).toBe('letta_memory_core');
     expect(tool('archival_memory_insert').toolType).toBe('letta_core');
     expect(tool('archival_memory_search').toolType).toBe('letta_core');
+  });
+
+  it('types the sleep-time tools and the multi-agent tools as the reference does', () => {
+    expect(tool('memory_rethink').toolType).toBe('letta_sleeptime_core');
+    expect(tool('memory_finish_edits').toolType).toBe('letta_sleeptime_core');
+    expect(MULTI_AGENT_TOOL_NAMES.map((name) => tool(name).toolType)).toEqual([
+      'letta_multi_agent_core',
+      'letta_multi_agent_core',
+      'letta_multi_agent_core',
+    ]);
+    expect(tool(SUPERVISOR_TOOL_NAME).toolType).toBe('letta_multi_agent_core');
+    expect(AGENT_CALL_TOOL_NAMES.every(isAgentCallTool)).toBe(true);
+    expect(isAgentCallTool('send_message')).toBe(false);
+    expect(tool('send_message_to_agent_and_wait_for_reply').jsonSchema.parameters.required).toEqual(['message', 'other_agent_id']);
+    expect(tool('send_message_to_agents_matching_tags').jsonSchema.parameters.required).toEqual(['message', 'match_all', 'match_some']);
   });
 
   it('leaves the archival tools out of every default tool set, as deprecated defaults', () => {
@@ -75,7 +100,7 @@ describe('defaultToolNamesFor', () => {
     expect(defaultToolNamesFor('memgpt_agent')).toEqual(['send_message', 'conversation_search', 'core_memory_append', 'core_memory_replace']);
     expect(defaultToolNamesFor('react_agent')).toEqual([]);
     expect(defaultToolNamesFor('workflow_agent')).toEqual([]);
-    expect(defaultToolNamesFor('sleeptime_agent')).toEqual(['memory_replace', 'memory_insert', 'memory_rethink']);
+    expect(defaultToolNamesFor('sleeptime_agent')).toEqual(['memory_replace', 'memory_insert', 'memory_rethink', 'memory_finish_edits']);
   });
 
   it('returns a fresh array each time', () => {
@@ -98,11 +123,12 @@ describe('defaultToolRulesFor', () => {
     ]);
   });
 
-  it('continues the loop after sleeptime memory tools', () => {
+  it('continues the loop after sleeptime memory tools and ends it on memory_finish_edits', () => {
     expect(defaultToolRulesFor('sleeptime_agent', defaultToolNamesFor('sleeptime_agent')).map((rule) => rule.type)).toEqual([
       'continue_loop',
       'continue_loop',
       'continue_loop',
+      'exit_loop',
     ]);
   });
 });

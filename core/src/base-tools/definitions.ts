@@ -15,13 +15,18 @@ export const BASE_TOOL_NAMES = [
   'open_files',
   'grep_files',
   'semantic_search_files',
+  'memory_finish_edits',
+  'send_message_to_agent_and_wait_for_reply',
+  'send_message_to_agent_async',
+  'send_message_to_agents_matching_tags',
+  'send_message_to_all_agents_in_group',
 ] as const;
 
 export type BaseToolName = (typeof BASE_TOOL_NAMES)[number];
 
 export type BaseTool = {
   name: BaseToolName;
-  toolType: 'letta_core' | 'letta_memory_core' | 'letta_files_core';
+  toolType: 'letta_core' | 'letta_memory_core' | 'letta_files_core' | 'letta_sleeptime_core' | 'letta_multi_agent_core';
   description: string;
   jsonSchema: ToolDefinition;
 };
@@ -115,7 +120,7 @@ export const BASE_TOOLS: ReadonlyArray<BaseTool> = [
   ),
   baseTool(
     'memory_rethink',
-    'letta_memory_core',
+    'letta_sleeptime_core',
     'Rewrite a memory block completely, replacing its whole value. Use it to reorganize, condense or consolidate a block ' +
       'that has become cluttered or contradictory. For small changes prefer memory_replace or memory_insert.',
     {
@@ -258,7 +263,80 @@ export const BASE_TOOLS: ReadonlyArray<BaseTool> = [
     },
     ['query'],
   ),
+  baseTool(
+    'memory_finish_edits',
+    'letta_sleeptime_core',
+    'Call it when you have finished editing your memory blocks for now. It changes nothing and ends your turn.',
+    {},
+    [],
+  ),
+  baseTool(
+    'send_message_to_agent_and_wait_for_reply',
+    'letta_multi_agent_core',
+    'Send a message to another agent and wait for its reply. The other agent answers as in any conversation, ' +
+      'knowing the message comes from you; its reply is returned to you. Use it to ask an agent with other knowledge or tools.',
+    {
+      message: { type: 'string', description: 'The message to send, complete and self-contained: the other agent does not see your conversation.' },
+      other_agent_id: { type: 'string', description: 'The id of the agent to send it to (agent-…).' },
+    },
+    ['message', 'other_agent_id'],
+  ),
+  baseTool(
+    'send_message_to_agent_async',
+    'letta_multi_agent_core',
+    'Send a message to another agent without waiting for its reply: it answers in its own time and the answer is not ' +
+      'returned to you. Use it to hand work over or to notify an agent.',
+    {
+      message: { type: 'string', description: 'The message to send, complete and self-contained.' },
+      other_agent_id: { type: 'string', description: 'The id of the agent to send it to (agent-…).' },
+    },
+    ['message', 'other_agent_id'],
+  ),
+  baseTool(
+    'send_message_to_agents_matching_tags',
+    'letta_multi_agent_core',
+    'Send a message to every agent whose tags match, and wait for all their replies, which are returned to you. ' +
+      'An agent matches when it has all of match_all and at least one of match_some (when given). You are never sent your own message.',
+    {
+      message: { type: 'string', description: 'The message to send to each matching agent.' },
+      match_all: { type: 'array', items: { type: 'string' }, description: 'Tags an agent must all have.' },
+      match_some: { type: 'array', items: { type: 'string' }, description: 'Tags of which an agent must have at least one (ignored when empty).' },
+    },
+    ['message', 'match_all', 'match_some'],
+  ),
+  baseTool(
+    'send_message_to_all_agents_in_group',
+    'letta_multi_agent_core',
+    'Send a message to every member of the group you supervise and wait for all their replies, which are returned to ' +
+      'you. Then answer the user from what they said.',
+    { message: { type: 'string', description: 'The message for the members: the task or question they should answer.' } },
+    ['message'],
+  ),
 ];
+
+/** Tools whose call is a message to other agents: each callee answers in a run of its own, a child of the caller's. */
+export const AGENT_CALL_TOOL_NAMES = [
+  'send_message_to_agent_and_wait_for_reply',
+  'send_message_to_agent_async',
+  'send_message_to_agents_matching_tags',
+  'send_message_to_all_agents_in_group',
+] as const satisfies readonly BaseToolName[];
+
+export type AgentCallToolName = (typeof AGENT_CALL_TOOL_NAMES)[number];
+
+export function isAgentCallTool(name: string): name is AgentCallToolName {
+  return (AGENT_CALL_TOOL_NAMES as readonly string[]).includes(name);
+}
+
+/** What `include_multi_agent_tools` attaches (the group tool comes with supervising a group). */
+export const MULTI_AGENT_TOOL_NAMES = [
+  'send_message_to_agent_and_wait_for_reply',
+  'send_message_to_agent_async',
+  'send_message_to_agents_matching_tags',
+] as const satisfies readonly AgentCallToolName[];
+
+/** Attached to a supervisor group's manager while it manages the group. */
+export const SUPERVISOR_TOOL_NAME = 'send_message_to_all_agents_in_group' satisfies AgentCallToolName;
 
 /**
  * The file tools. No agent type gets them by default: attaching an agent's first folder attaches them and
@@ -274,7 +352,7 @@ const DEFAULT_TOOL_NAMES: Record<AgentType, readonly BaseToolName[]> = {
   memgpt_agent: ['send_message', 'conversation_search', 'core_memory_append', 'core_memory_replace'],
   react_agent: [],
   workflow_agent: [],
-  sleeptime_agent: ['memory_replace', 'memory_insert', 'memory_rethink'],
+  sleeptime_agent: ['memory_replace', 'memory_insert', 'memory_rethink', 'memory_finish_edits'],
 };
 
 /** The base tools attached to a new agent of this type. */
@@ -286,6 +364,9 @@ export function isBaseToolName(name: string): name is BaseToolName {
   return (BASE_TOOL_NAMES as readonly string[]).includes(name);
 }
 
+/** Base tools that end the turn when called (the reference's default terminal tools). */
+const EXIT_LOOP_TOOLS: ReadonlySet<string> = new Set(['send_message', 'send_message_to_agent_async', 'memory_finish_edits']);
+
 /**
  * The rules a new agent gets for its base tools. letta_v1 agents answer in plain text and stop on their own,
  * so they get none; the heartbeat-driven types need send_message to end the turn and the others to keep it going.
@@ -293,6 +374,6 @@ export function isBaseToolName(name: string): name is BaseToolName {
 export function defaultToolRulesFor(agentType: AgentType, toolNames: string[]): ToolRule[] {
   if (agentType === 'letta_v1_agent') return [];
   return toolNames.filter(isBaseToolName).map((toolName): ToolRule =>
-    toolName === 'send_message' ? { type: 'exit_loop', tool_name: toolName } : { type: 'continue_loop', tool_name: toolName },
+    EXIT_LOOP_TOOLS.has(toolName) ? { type: 'exit_loop', tool_name: toolName } : { type: 'continue_loop', tool_name: toolName },
   );
 }

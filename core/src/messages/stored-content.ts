@@ -28,3 +28,22 @@ export function storedToolReturns(message: StoredMessage): StoredToolReturn[] {
     },
   ];
 }
+
+/**
+ * What an assistant message said to whoever it answers: its text, and for agents that speak through a tool the
+ * `message` argument of its send_message calls. Empty for a message that only called other tools.
+ */
+export function spokenText(message: Pick<StoredMessage, 'role' | 'content' | 'toolCalls'>, assistantTool = { name: 'send_message', kwarg: 'message' }): string {
+  if (message.role !== 'assistant') return '';
+  const spoken = [plainText(message.content)];
+  for (const call of message.toolCalls ?? []) {
+    if (call.function.name !== assistantTool.name) continue;
+    try {
+      const args = JSON.parse(call.function.arguments || '{}') as Record<string, unknown>;
+      if (typeof args[assistantTool.kwarg] === 'string') spoken.push(args[assistantTool.kwarg] as string);
+    } catch {
+      // Arguments that are not JSON said nothing readable.
+    }
+  }
+  return spoken.filter((text) => text.trim() !== '').join('\n');
+}

@@ -49,6 +49,8 @@ export class Agent extends TenantModel {
   declare metadata: Record<string, unknown> | null;
   declare messageIds: string[];
   declare messageBufferAutoclear: boolean;
+  /** A sleep-time agent of its own manages its memory (the group it manages, `managed_group`). */
+  declare enableSleeptime: boolean;
   declare timezone: string;
   declare maxFilesOpen: number | null;
   declare perFileViewWindowCharLimit: number | null;

@@ -82,6 +82,17 @@ export { Run, RunEvent, type RunStatus, type RunUsage } from './run.js';
 export { MessageBatch, MessageBatchItem, type BatchStatus, type BatchItemStatus } from './message-batch.js';
 export { ScheduledMessage, type MessageSchedule, type ScheduledMessagePayload } from './scheduled-message.js';
 export { Step } from './step.js';
+export {
+  Group,
+  GroupAgent,
+  GroupBlock,
+  GroupTurn,
+  AgentCall,
+  GROUP_MANAGER_TYPES,
+  type GroupManagerType,
+  type GroupTurnStatus,
+  type AgentCallStatus,
+} from './group.js';
 export { StepTrace } from './step-trace.js';
 export { Trace, TraceSpan } from './trace.js';
 export {

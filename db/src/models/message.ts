@@ -50,6 +50,8 @@ export class Message extends TenantModel {
   declare approvalRequestId: string | null;
   declare denialReason: string | null;
   declare groupId: string | null;
+  /** On a group member's copy of what another member (or the user) said: the message it copies. */
+  declare copiedFromMessageId: string | null;
   declare batchItemId: string | null;
   declare isErr: boolean | null;
 }

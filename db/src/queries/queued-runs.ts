@@ -15,6 +15,10 @@ export type QueuedRunRecord = {
   metadata: Record<string, unknown>;
   /** Carried by the run's input messages (`batch_item_id` on the wire). */
   batchItemId?: string;
+  /** The group whose turn this run is: its input messages (and what the run writes) carry `group_id`. */
+  groupId?: string;
+  /** By position among the request's plain messages: the message each input copies (a group member's copy of what was said). */
+  copiedFrom?: Array<string | null>;
   /** Names the start (e.g. a schedule's firing): a retried start finds the run it recorded. */
   idempotencyKey?: string;
 };
@@ -46,6 +50,8 @@ export async function insertQueuedRun(trx: Knex.Transaction, record: QueuedRunRe
       otid: input.otid ?? null,
       senderId: input.sender_id ?? null,
       batchItemId: record.batchItemId ?? null,
+      groupId: record.groupId ?? null,
+      copiedFromMessageId: record.copiedFrom?.[index] ?? null,
       createdAt: new Date(now + index),
     }));
   const run = await Run.query(trx).insertAndFetch({
@@ -57,7 +63,12 @@ export async function insertQueuedRun(trx: Knex.Transaction, record: QueuedRunRe
     status: 'created',
     background: true,
     jobType: 'run',
-    metadata: { run_type: record.runType, ...record.metadata },
+    metadata: {
+      run_type: record.runType,
+      ...(record.batchItemId ? { batch_item_id: record.batchItemId } : {}),
+      ...(record.groupId ? { group_id: record.groupId } : {}),
+      ...record.metadata,
+    },
     requestConfig: {
       use_assistant_message: record.request.useAssistantMessage,
       assistant_message_tool_name: record.request.assistantMessageToolName,

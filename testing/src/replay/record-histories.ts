@@ -134,6 +134,52 @@ describe('record workflow histories', () => {
     await save('compaction', 'agentQueueWorkflow', `agent-queue-${agent.id}`);
   });
 
+  it('a round-robin group turn', async () => {
+    model.reset();
+    model.onRequest(() => ({ type: 'text', text: 'My turn.' }));
+    const [first, second] = [await newAgent(), await newAgent()];
+    const group = await (await api('/groups/', { method: 'POST', body: JSON.stringify({ agent_ids: [first.id, second.id], description: 'replay' }) })).json();
+    const answered = await api(`/groups/${group.id}/messages`, { method: 'POST', body: JSON.stringify({ messages: [{ role: 'user', content: 'hello, both' }] }) });
+    expect(answered.status).toBe(200);
+    const turnId = answered.headers.get('x-group-turn-id')!;
+    await closed(turnId);
+    await save('group-turn', 'groupTurnWorkflow', turnId);
+    await save('group-turn', 'agentQueueWorkflow', `agent-queue-${second.id}`);
+  });
+
+  it('an agent waiting for the reply of another agent it messaged', async () => {
+    model.reset();
+    const caller = await newAgent({ include_multi_agent_tools: true, memory_blocks: [{ label: 'persona', value: 'I am the caller.' }] });
+    const callee = await newAgent();
+    const isCaller = (request: { messages: Array<{ content?: unknown }> }) => JSON.stringify(request.messages[0]?.content ?? '').includes('I am the caller.');
+    let callerSteps = 0;
+    model.onRequest((request) => {
+      if (!isCaller(request)) return { type: 'text', text: 'Here is my answer.' };
+      callerSteps += 1;
+      return callerSteps === 1
+        ? { type: 'tool_calls', calls: [{ name: 'send_message_to_agent_and_wait_for_reply', arguments: { other_agent_id: callee.id, message: 'What do you think?' } }] }
+        : { type: 'text', text: 'They answered.' };
+    });
+    await client.agents.messages.create(caller.id, { messages: [{ role: 'user', content: 'ask the other agent' }] });
+    const [callerRun] = await runsOf(caller.id);
+    await closed(callerRun!);
+    await save('agent-call', 'agentRunWorkflow', callerRun!);
+    await save('agent-call', 'agentQueueWorkflow', `agent-queue-${callee.id}`);
+  });
+
+  it('a primary agent turn that hands its messages to its sleep-time agent', async () => {
+    model.reset();
+    model.onRequest(() => ({ type: 'text', text: 'Noted.' }));
+    const primary = await newAgent({ enable_sleeptime: true });
+    const group = (await client.agents.retrieve(primary.id, { include: ['agent.managed_group'] })).managed_group!;
+    await api(`/groups/${group.id}`, { method: 'PATCH', body: JSON.stringify({ manager_config: { manager_type: 'sleeptime', sleeptime_agent_frequency: 1 } }) });
+    await client.agents.messages.create(primary.id, { messages: [{ role: 'user', content: 'remember this' }] });
+    const [primaryRun] = await runsOf(primary.id);
+    await closed(primaryRun!);
+    await until(async () => (await runsOf(group.agent_ids[0]!)).length === 1);
+    await save('sleeptime', 'agentRunWorkflow', primaryRun!);
+  });
+
   it('a file ingested into a folder attached to an agent', async () => {
     model.reset();
     const agent = await newAgent();

@@ -2,8 +2,13 @@ import { getExternalWorkflowHandle, ParentClosePolicy, startChild } from '@tempo
 import { AGENT_ID, ORGANIZATION_ID, RUN_TYPE } from '../search-attributes.js';
 import { agentQueueWorkflowId } from './ids.js';
 import { enqueueRunSignal } from './messages.js';
-import { agentQueueWorkflow } from './queue-workflow.js';
-import type { QueuedRun } from './types.js';
+import type { QueueInput, QueuedRun } from './types.js';
+
+/**
+ * The queue's workflow type, by name: the run workflow enqueues runs too (agent calls, sleep-time runs), and the
+ * queue starts run workflows, so importing the queue's function here would make the two import each other.
+ */
+const AGENT_QUEUE_WORKFLOW = 'agentQueueWorkflow';
 
 /**
  * Appends a run to its agent's queue from inside a workflow, as the API's signal-with-start does: the queue
@@ -19,9 +24,10 @@ export async function enqueueAgentRun(target: { agentId: string; organizationId:
     // No queue is running for this agent: start one holding this run.
   }
   try {
-    await startChild(agentQueueWorkflow, {
+    const args: [QueueInput] = [{ agentId: target.agentId, organizationId: target.organizationId, pending: [run] }];
+    await startChild(AGENT_QUEUE_WORKFLOW, {
       workflowId,
-      args: [{ agentId: target.agentId, organizationId: target.organizationId, pending: [run] }],
+      args,
       parentClosePolicy: ParentClosePolicy.ABANDON,
       typedSearchAttributes: [
         { key: ORGANIZATION_ID, value: target.organizationId },

@@ -1,5 +1,8 @@
 import { defineSignal } from '@temporalio/workflow';
-import type { QueuedRun } from './types.js';
+import type { QueuedRun, RunFinished } from './types.js';
 
 /** Sent by the API (signal-with-start) for every new run of an agent; the queue runs them in arrival order. */
 export const enqueueRunSignal = defineSignal<[QueuedRun]>('enqueueRun');
+
+/** Sent by an agent's queue to the workflow a queued run named in `notify` (a group turn, a calling run) once the run ended. */
+export const runFinishedSignal = defineSignal<[RunFinished]>('runFinished');

@@ -3,7 +3,9 @@ import {
   condition,
   continueAsNew,
   executeChild,
+  getExternalWorkflowHandle,
   ParentClosePolicy,
+  patched,
   proxyLocalActivities,
   setHandler,
   TerminatedFailure,
@@ -12,7 +14,7 @@ import {
 } from '@temporalio/workflow';
 import type { AgentRunActivities } from '@engram/activities';
 import { AGENT_ID, ORGANIZATION_ID, RUN_STATUS, RUN_TYPE } from '../search-attributes.js';
-import { enqueueRunSignal } from './messages.js';
+import { enqueueRunSignal, runFinishedSignal } from './messages.js';
 import { agentRunWorkflow } from './run-workflow.js';
 import type { QueueInput, QueuedRun } from './types.js';
 import { withinCarriedTrace } from './tracing.js';
@@ -26,6 +28,8 @@ const { markRunAbandoned } = proxyLocalActivities<AgentRunActivities>({
 const IDLE_TIMEOUT = '10 minutes';
 /** Keeps the queue's history short however long the agent lives. */
 const RUNS_PER_HISTORY = 200;
+/** Queued runs may name a workflow waiting for them (group turns, agent calls): it is told when they end. */
+export const NOTIFY_RUN_FINISHED_PATCH = 'notify-run-finished';
 
 /** Why a run workflow ended without closing its record, in an operator's words (e.g. "terminated"). */
 function describeEnd(error: unknown): string {
@@ -75,6 +79,12 @@ export async function agentQueueWorkflow(input: QueueInput): Promise<void> {
         organizationId: input.organizationId,
         reason: describeEnd(error),
       });
+    }
+    if (run.notify && patched(NOTIFY_RUN_FINISHED_PATCH)) {
+      // The waiting workflow may have ended meanwhile (cancelled, or it gave up): nobody is left to tell.
+      await getExternalWorkflowHandle(run.notify)
+        .signal(runFinishedSignal, { runId: run.runId })
+        .catch(() => undefined);
     }
   }
 }

@@ -3,14 +3,18 @@ import {
   ApplicationFailure,
   CancellationScope,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   upsertSearchAttributes,
   uuid4,
 } from '@temporalio/workflow';
-import { ENGRAM, GEN_AI, runSpanAttributes, SPAN, type StopReason, type TokenUsage } from '@engram/core';
-import type { AgentRunActivities, ToolActivities } from '@engram/activities';
+import { ENGRAM, GEN_AI, isAgentCallTool, runSpanAttributes, SPAN, type StopReason, type TokenUsage } from '@engram/core';
+import type { AgentRunActivities, SleeptimeActivities, ToolActivities } from '@engram/activities';
 import { RUN_STATUS } from '../search-attributes.js';
+import { AGENT_CALLS_PATCH, callAgents } from './agent-calls.js';
+import { awaitQueuedRuns } from './await-runs.js';
+import { enqueueAgentRun } from './enqueue-from-workflow.js';
 import type { AgentRunInput, AgentRunResult, RunFailure } from './types.js';
 import { startWorkflowSpan, type WorkflowSpan } from './tracing.js';
 
@@ -37,6 +41,15 @@ const sandbox = proxyActivities<ToolActivities>({
   heartbeatTimeout: '30 seconds',
   retry: { maximumAttempts: 1 },
 });
+
+// Recording the sleep-time span is one idempotent transaction keyed by the run.
+const sleeptime = proxyLocalActivities<SleeptimeActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 10 },
+});
+
+/** After a completed turn of an agent that manages a sleeptime group, its sleep-time agents may run. */
+export const SLEEPTIME_AFTER_RUN_PATCH = 'sleeptime-after-run';
 
 // Callbacks go to the user's server: a few spaced tries, then the failure is recorded on the run.
 const callbacks = proxyActivities<AgentRunActivities>({
@@ -70,6 +83,7 @@ function failureOf(error: unknown): { stopReason: StopReason; failure: RunFailur
 /** One run of the agent loop: model call, then apply (tools, memory, persistence), until a stop reason. */
 export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunResult> {
   const runIds = runSpanAttributes({ organizationId: input.organizationId, agentId: input.agentId, runId: input.runId });
+  const calledRuns = awaitQueuedRuns();
   const runSpan = startWorkflowSpan(SPAN.invokeAgent, { ...runIds, [GEN_AI.operationName]: SPAN.invokeAgent, [GEN_AI.conversationId]: input.agentId });
   let openStep: WorkflowSpan | undefined;
   const begun = await runSpan.within(() => bookkeeping.beginRun({ runId: input.runId, organizationId: input.organizationId }));
@@ -109,6 +123,13 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
           if ('pendingToolCalls' in applied) {
             const results: Parameters<AgentRunActivities['completeToolStep']>[0]['results'] = [];
             for (const toolCall of applied.pendingToolCalls) {
+              if (isAgentCallTool(toolCall.name) && patched(AGENT_CALLS_PATCH)) {
+                const answered = await step.within(() =>
+                  callAgents({ organizationId: input.organizationId, runId: input.runId, toolCall }, calledRuns),
+                );
+                results.push({ toolCallId: toolCall.id, ...answered });
+                continue;
+              }
               try {
                 const result = await step.within(() =>
                   sandbox.executeTool({
@@ -173,6 +194,16 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
   // The workflow completes normally whatever the run's outcome (its record holds it, and the queue goes on to
   // the next run); operators find failed and cancelled runs in the Temporal UI by this attribute.
   upsertSearchAttributes([{ key: RUN_STATUS, value: finished.status }]);
+  if (finished.sleeptime && patched(SLEEPTIME_AFTER_RUN_PATCH)) {
+    // The sleep-time runs are queued behind their agents' other runs and outlive this one; nothing they do
+    // (or failing to queue them) changes this run's outcome.
+    await CancellationScope.nonCancellable(async () => {
+      const planned = await sleeptime.dispatchSleeptimeRuns({ runId: input.runId, organizationId: input.organizationId });
+      for (const run of planned) {
+        await enqueueAgentRun({ agentId: run.agentId, organizationId: input.organizationId }, { runId: run.runId, maxSteps: run.maxSteps, runType: run.runType });
+      }
+    }).catch(() => undefined);
+  }
   if (finished.callbackUrl) {
     await CancellationScope.nonCancellable(() =>
       runSpan.within(() => callbacks.sendRunCallback({ runId: input.runId, organizationId: input.organizationId })),

@@ -22,5 +22,10 @@ export type ApplyTurnResult =
 
 export type QueueInput = { agentId: string; organizationId: string; pending?: QueuedRun[] };
 
-/** `traceContext`: the W3C trace context of the request that queued the run (absent when tracing is off). */
-export type QueuedRun = { runId: string; maxSteps: number; runType: string; traceContext?: Record<string, string> };
+/**
+ * `traceContext`: the W3C trace context of the request that queued the run (absent when tracing is off).
+ * `notify`: the id of a workflow waiting for the run (a group turn, or a run that called this agent), signalled when it ends.
+ */
+export type QueuedRun = { runId: string; maxSteps: number; runType: string; traceContext?: Record<string, string>; notify?: string };
+
+export type RunFinished = { runId: string };

@@ -32,6 +32,7 @@ import { internalTemplateRoutes } from './internal-templates.js';
 import { adminRoutes } from './admin.js';
 import { messageBatchRoutes } from './messages-batches.js';
 import { chatCompletionRoutes } from './chat-completions.js';
+import { groupRoutes } from './groups.js';
 
 /** The `/v1` agent API: every route below is authenticated by API key and scoped to its organization. */
 export type V1Settings = { version: string; pingIntervalMs: number; pollIntervalMs: number; maxUploadBytes: number };
@@ -74,5 +75,6 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     await app.register(internalTemplateRoutes(services));
     await app.register(messageBatchRoutes(services));
     await app.register(chatCompletionRoutes(services, deps));
+    await app.register(groupRoutes(services, deps));
   };
 }

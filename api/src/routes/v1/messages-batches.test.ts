@@ -74,8 +74,10 @@ describe('message batches', () => {
       const stored = await Message.query(stack.db).forOrg(stack.tenant.organizationId).where({ agentId: agent.id }).whereNot('role', 'system').orderBy('sequence');
       const texts = stored.map((message) => (message.content[0] as { text: string }).text);
       expect(texts).toEqual([0, 1, 2, 3].flatMap((turn) => [`agent ${index} turn ${turn}`, `answer to agent ${index} turn ${turn}`]));
-      // The input messages carry their item; the answers belong to the item's run.
-      expect(stored.filter((message) => message.role === 'user').every((message) => message.batchItemId !== null)).toBe(true);
+      // Every message of an item's run, its answer included, carries the item.
+      expect(stored.every((message) => message.batchItemId !== null)).toBe(true);
+      const items = await MessageBatchItem.query(stack.db).where({ batchId: job.id, agentId: agent.id });
+      for (const message of stored) expect(items.find((item) => item.id === message.batchItemId)?.runId).toBe(message.runId);
     }
 
     const items = await (await api(`/messages/batches/${job.id}/items`)).json();
@@ -93,6 +95,16 @@ describe('message batches', () => {
 
     const listed = await (await api('/messages/batches')).json();
     expect(listed.map((batch: { id: string }) => batch.id)).toContain(job.id);
+
+    // The batch is a job of type batch among the runs of /v1/jobs (its items' runs are jobs too).
+    const jobs: Array<{ id: string; job_type: string; agent_id: string | null }> = await (await api('/jobs/?limit=100')).json();
+    expect(jobs.find((found) => found.id === job.id)).toMatchObject({ job_type: 'batch', agent_id: null, status: 'completed' });
+    expect(jobs.filter((found) => found.job_type === 'run').length).toBeGreaterThanOrEqual(12);
+    expect(await (await api(`/jobs/${job.id}`)).json()).toMatchObject({ id: job.id, job_type: 'batch', metadata: { item_counts: { completed: 12 } } });
+    const page = await (await api('/jobs/?limit=1')).json();
+    const next = await (await api(`/jobs/?limit=1&after=${page[0].id}`)).json();
+    expect(next).toHaveLength(1);
+    expect(next[0].id).not.toBe(page[0].id);
   }, 180_000);
 
   it('cancels mid-batch: requests not started never start, the running one is cancelled', async () => {
@@ -115,6 +127,10 @@ describe('message batches', () => {
     expect(started.every((item) => ['cancelled', 'completed', 'failed'].includes(item.status))).toBe(true);
     expect(items[0]!.status).toBe('cancelled');
     expect((await patch(`/messages/batches/${job.id}/cancel`)).status).toBe(409);
+    // Through /v1/jobs a finished batch is answered as it is, and deleting it deletes it.
+    expect(await (await patch(`/jobs/${job.id}/cancel`)).json()).toMatchObject({ id: job.id, status: 'cancelled', job_type: 'batch' });
+    expect((await api(`/jobs/${job.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await api(`/messages/batches/${job.id}`)).status).toBe(404);
   }, 120_000);
 
   it('refuses an unknown agent with a 422 naming the request, and hides batches of other organizations', async () => {
@@ -126,7 +142,7 @@ describe('message batches', () => {
     const agent = await createAgent(stack);
     const job = await (await post('/messages/batches', { requests: [{ agent_id: agent.id, messages: [{ role: 'user', content: 'hi' }] }] })).json();
     const other = await stack.createTenant();
-    for (const path of [`/messages/batches/${job.id}`, `/messages/batches/${job.id}/messages`, `/messages/batches/${job.id}/items`]) {
+    for (const path of [`/messages/batches/${job.id}`, `/messages/batches/${job.id}/messages`, `/messages/batches/${job.id}/items`, `/jobs/${job.id}`]) {
       expect((await api(path, { key: other.apiKey.key })).status).toBe(404);
     }
     expect((await api(`/messages/batches/${job.id}/cancel`, { method: 'PATCH', key: other.apiKey.key })).status).toBe(404);

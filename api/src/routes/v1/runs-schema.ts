@@ -37,9 +37,9 @@ export const RunResponse = z.object(runFields).meta({ id: 'Run' });
 
 export type RunWire = z.infer<typeof RunResponse>;
 
-/** A run seen through the older `/v1/jobs` routes (the client's `Job`). */
+/** A run or a message batch seen through the older `/v1/jobs` routes (the client's `Job`); a batch names no agent. */
 export const JobResponse = z
-  .object({ ...runFields, job_type: z.enum(['job', 'run', 'batch']), user_id: z.string().nullable(), updated_at: z.string() })
+  .object({ ...runFields, agent_id: z.string().nullable(), job_type: z.enum(['job', 'run', 'batch']), user_id: z.string().nullable(), updated_at: z.string() })
   .meta({ id: 'Job' });
 
 export type JobWire = z.infer<typeof JobResponse>;

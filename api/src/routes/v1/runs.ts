@@ -6,6 +6,8 @@ import type { AppServices } from '../../services/index.js';
 import { streamRunOutput } from '../../services/runs/run-output.js';
 import type { RunFilter } from '../../services/runs/run-service.js';
 import { runMetricsToWire, runToJob, runToWire, runUsageToWire, stepToWire } from '../../services/runs/run-wire.js';
+import { batchToJob } from '../../services/batches/batch-wire.js';
+import type { Job } from '../../services/runs/job-service.js';
 import { pageOf, pageQuery } from '../shared/paging.js';
 import { LettaMessageResponse } from './agents/message-schema.js';
 import { JobResponse, RunMetricsResponse, RunResponse, RunUsageResponse } from './runs-schema.js';
@@ -40,6 +42,8 @@ const runFilterOf = (query: Partial<z.infer<typeof RunListQuery>>): RunFilter =>
   background: query.background,
   stopReason: query.stop_reason,
 });
+
+const jobToWire = (job: Job) => (job.kind === 'run' ? runToJob(job.run) : batchToJob(job.batch));
 
 export function runRoutes(services: AppServices, settings: { pingIntervalMs: number; pollIntervalMs: number }): FastifyPluginAsyncZod {
   return async (app) => {
@@ -155,35 +159,30 @@ export function runRoutes(services: AppServices, settings: { pingIntervalMs: num
 
     app.get(
       '/jobs/',
-      { schema: { tags: ['jobs'], summary: 'List runs as jobs', querystring: JobListQuery, response: { 200: z.array(JobResponse), ...errorResponses(404, 422) } } },
+      { schema: { tags: ['jobs'], summary: 'List jobs: runs and message batches', querystring: JobListQuery, response: { 200: z.array(JobResponse), ...errorResponses(404, 422) } } },
       async (request) => {
         const { query } = request;
         const order = query.ascending === undefined ? (query.order ?? 'desc') : query.ascending ? 'asc' : 'desc';
-        return (await services.runs.listRuns(requireContext(request), runFilterOf(query), { ...pageOf(query, 'desc'), order })).map(runToJob);
+        return (await services.jobs.list(requireContext(request), runFilterOf(query), { ...pageOf(query, 'desc'), order })).map(jobToWire);
       },
     );
 
     app.get(
       '/jobs/:job_id',
-      { schema: { tags: ['jobs'], summary: 'Get a run as a job', params: JobParams, response: { 200: JobResponse, ...errorResponses(404, 422) } } },
-      async (request) => runToJob(await services.runs.getRun(requireContext(request), request.params.job_id)),
+      { schema: { tags: ['jobs'], summary: 'Get a job: a run or a message batch', params: JobParams, response: { 200: JobResponse, ...errorResponses(404, 422) } } },
+      async (request) => jobToWire(await services.jobs.get(requireContext(request), request.params.job_id)),
     );
 
     app.patch(
       '/jobs/:job_id/cancel',
-      { schema: { tags: ['jobs'], summary: 'Cancel a run', params: JobParams, response: { 200: JobResponse, ...errorResponses(404, 422) } } },
-      async (request) => {
-        const ctx = requireContext(request);
-        const run = await services.runs.getRun(ctx, request.params.job_id);
-        await services.runs.cancelRun(ctx, run);
-        return runToJob(await services.runs.getRun(ctx, run.id));
-      },
+      { schema: { tags: ['jobs'], summary: 'Cancel a run or a message batch', params: JobParams, response: { 200: JobResponse, ...errorResponses(404, 422) } } },
+      async (request) => jobToWire(await services.jobs.cancel(requireContext(request), request.params.job_id)),
     );
 
     app.delete(
       '/jobs/:job_id',
-      { schema: { tags: ['jobs'], summary: 'Cancel a run if it is active, and delete it', params: JobParams, response: { 200: JobResponse, ...errorResponses(404, 422) } } },
-      async (request) => runToJob(await services.runs.deleteRun(requireContext(request), request.params.job_id)),
+      { schema: { tags: ['jobs'], summary: 'Cancel a job if it is active, and delete it', params: JobParams, response: { 200: JobResponse, ...errorResponses(404, 422) } } },
+      async (request) => jobToWire(await services.jobs.delete(requireContext(request), request.params.job_id)),
     );
   };
 }

@@ -5,6 +5,7 @@ import {
   defaultToolNamesFor,
   defaultToolRulesFor,
   fileViewLimitsOf,
+  MULTI_AGENT_TOOL_NAMES,
   type AgentType,
   type ToolRule,
 } from '@engram/core';
@@ -35,6 +36,7 @@ import type { RequestContext } from '../../http/request-context.js';
 import type { ModelService } from '../models/model-service.js';
 import type { OrganizationService } from '../tenancy/organizations.js';
 import type { QuotaService } from '../billing/quotas.js';
+import type { SleeptimeGroups } from '../groups/types.js';
 import { blockLimitError } from '../blocks/block-limit.js';
 import { attachFolders, replaceFolders } from './agent-folders-service.js';
 import { generateAgentName, isValidAgentName } from './agent-names.js';
@@ -115,6 +117,10 @@ export type CreateAgentInput = ModelInput & {
   response_format?: Record<string, unknown> | null | undefined;
   /** Identities of the organization the agent is linked to; an unknown one is a 404. */
   identity_ids?: string[] | null | undefined;
+  /** Attach the multi-agent tools (send_message_to_agent_and_wait_for_reply, …). */
+  include_multi_agent_tools?: boolean | undefined;
+  /** Give the agent a sleep-time agent of its own, in a sleeptime group it manages. */
+  enable_sleeptime?: boolean | null | undefined;
   /** Set by the template service for an agent it builds from a template version. */
   templateOrigin?: TemplateOrigin | undefined;
 };
@@ -156,6 +162,19 @@ export type UpdateAgentInput = ModelInput & {
   last_run_completion?: string | null | undefined;
   last_run_duration_ms?: number | null | undefined;
   last_stop_reason?: string | null | undefined;
+  enable_sleeptime?: boolean | null | undefined;
+};
+
+/** A create request checked and resolved: what `insertAgent` writes. */
+type PreparedAgent = {
+  agentId: string;
+  input: CreateAgentInput;
+  agentType: AgentType;
+  name: string;
+  llmConfig: LlmConfig;
+  embeddingConfig: EmbeddingConfig | null;
+  projectId: string | null;
+  memoryBlocks: MemoryBlockInput[];
 };
 
 export type AgentFilter = {
@@ -188,7 +207,13 @@ export type AgentServiceDeps = {
   organizations: Pick<OrganizationService, 'resolveProject'>;
   /** Tier limits, enforced while billing is on. */
   quotas?: Pick<QuotaService, 'assertCanCreate'>;
+  /** The sleeptime group an agent's `enable_sleeptime` makes and removes (services/groups). */
+  sleeptimeGroups: SleeptimeGroups;
 };
+
+/** The block a sleep-time agent keeps for itself, beside the blocks it shares with its primary agent. */
+const SLEEPTIME_PERSONA =
+  'I am a sleep-time agent: I reflect on my primary agent\'s conversations in the background and keep the memory we share accurate, concise and well organized.';
 
 function stripNullBytes(value: string): string {
   return value.replaceAll('\u0000', '');
@@ -327,6 +352,172 @@ export function createAgentService(deps: AgentServiceDeps) {
     await IdentityAgent.query(trx).insert(wanted.map((identityId) => ({ identityId, agentId, organizationId: ctx.organizationId })));
   }
 
+  /** Writes a new agent whose request was checked: its row, blocks, tools, system message and folders. */
+  async function insertAgent(trx: Knex, ctx: RequestContext, prepared: PreparedAgent): Promise<void> {
+    const { agentId, input, agentType, name, llmConfig, embeddingConfig, projectId, memoryBlocks } = prepared;
+    const now = new Date();
+    await deps.quotas?.assertCanCreate(trx, ctx.organizationId, 'agents');
+    const includeBaseTools = input.include_base_tools ?? true;
+    const baseTools = await ensureBaseTools(trx, ctx.organizationId);
+    const tools = [
+      ...(includeBaseTools ? await toolsNamed(trx, ctx, defaultToolNamesFor(agentType), baseTools) : []),
+      ...(await existingTools(trx, ctx, input.tool_ids ?? [])),
+      ...(await toolsNamed(trx, ctx, input.tools ?? [], baseTools)),
+      ...(input.include_multi_agent_tools ? await toolsNamed(trx, ctx, [...MULTI_AGENT_TOOL_NAMES], baseTools) : []),
+    ];
+    const baseRules =
+      (input.include_base_tool_rules ?? includeBaseTools) ? defaultToolRulesFor(agentType, tools.map((tool) => tool.name)) : [];
+
+    await Agent.query(trx).insert({
+      id: agentId,
+      organizationId: ctx.organizationId,
+      projectId,
+      name,
+      agentType,
+      system: input.system ?? DEFAULT_SYSTEM_PROMPTS[agentType],
+      description: input.description ?? null,
+      llmConfig,
+      embeddingConfig,
+      toolRules: mergeToolRules(input.tool_rules ?? [], baseRules),
+      tags: input.tags ?? [],
+      metadata: input.metadata ?? null,
+      messageIds: [],
+      messageBufferAutoclear: input.message_buffer_autoclear ?? false,
+      timezone: input.timezone ?? 'UTC',
+      maxFilesOpen: input.max_files_open ?? null,
+      perFileViewWindowCharLimit: input.per_file_view_window_char_limit ?? null,
+      hidden: input.hidden ?? null,
+      responseFormat: input.response_format ?? null,
+      toolExecEnvironmentVariables: sealedSecrets(secrets, { ...input.tool_exec_environment_variables, ...input.secrets }),
+      createdById: ctx.userId,
+      lastUpdatedById: ctx.userId,
+      ...(input.templateOrigin
+        ? {
+            templateId: input.templateOrigin.templateId,
+            baseTemplateId: input.templateOrigin.baseTemplateId ?? input.templateOrigin.templateId,
+            templateVersionId: input.templateOrigin.templateVersionId,
+            deploymentId: input.templateOrigin.deploymentId,
+            entityId: input.templateOrigin.entityId,
+            memoryVariables: input.templateOrigin.memoryVariables,
+          }
+        : {}),
+    });
+
+    const createdBlocks = memoryBlocks.length
+      ? await Block.query(trx).insert(
+          memoryBlocks.map((block) => ({
+            id: newId('block'),
+            organizationId: ctx.organizationId,
+            projectId,
+            label: block.label,
+            value: stripNullBytes(block.value),
+            limit: block.limit ?? DEFAULT_BLOCK_LIMIT,
+            description: block.description ?? DEFAULT_BLOCK_DESCRIPTIONS[block.label] ?? null,
+            readOnly: block.read_only ?? false,
+            hidden: block.hidden ?? null,
+            metadata: block.metadata ?? {},
+            tags: block.tags ?? [],
+            preserveOnMigration: block.preserve_on_migration ?? false,
+            createdById: ctx.userId,
+            lastUpdatedById: ctx.userId,
+            ...(input.templateOrigin
+              ? {
+                  templateId: input.templateOrigin.templateId,
+                  baseTemplateId: input.templateOrigin.baseTemplateId ?? input.templateOrigin.templateId,
+                  deploymentId: input.templateOrigin.deploymentId,
+                }
+              : {}),
+          })),
+        )
+      : [];
+    await attachBlocks(trx, ctx, agentId, [...createdBlocks, ...(await existingBlocks(trx, ctx, input.block_ids ?? []))]);
+    await attachTools(trx, ctx, agentId, tools);
+    await linkIdentities(trx, ctx, agentId, input.identity_ids ?? []);
+
+    // The system message is compiled below, once blocks and tools are attached.
+    const systemMessage = await Message.query(trx).insert({
+      id: newId('message'),
+      organizationId: ctx.organizationId,
+      agentId,
+      role: 'system',
+      content: [],
+    });
+    const initialMessages = input.initial_message_sequence?.length
+      ? await Message.query(trx).insert(
+          input.initial_message_sequence.map((message) => ({
+            id: newId('message'),
+            organizationId: ctx.organizationId,
+            agentId,
+            role: message.role,
+            content: messageContent(message.content),
+            name: message.name ?? null,
+            otid: message.otid ?? null,
+            senderId: message.sender_id ?? null,
+            groupId: message.group_id ?? null,
+            batchItemId: message.batch_item_id ?? null,
+          })),
+        )
+      : [];
+    await Agent.query(trx)
+      .forOrg(ctx.organizationId)
+      .findById(agentId)
+      .patch({ messageIds: [systemMessage.id, ...initialMessages.map((message) => message.id)] });
+    await recompileSystemMessage(trx, ctx.organizationId, agentId, now);
+    // After the system message exists: attaching a folder shows its files there.
+    await attachFolders(trx, ctx.organizationId, agentId, [...(input.folder_ids ?? []), ...(input.source_ids ?? [])], now);
+  }
+
+  /**
+   * Gives the agent a sleep-time agent (`<name>-sleeptime`, sharing all its blocks, with a persona block of its
+   * own) and the sleeptime group it manages, run every fifth turn, as the reference server does.
+   */
+  async function enableSleeptime(trx: Knex, ctx: RequestContext, agentId: string): Promise<void> {
+    const primary = await Agent.query(trx).forOrg(ctx.organizationId).findById(agentId).forUpdate();
+    if (!primary || primary.enableSleeptime) return;
+    const shared = (await AgentBlock.query(trx).forOrg(ctx.organizationId).where({ agentId }).orderBy('position')).map((row) => row.blockId);
+    const sleeptimeAgentId = newId('agent');
+    await insertAgent(trx, ctx, {
+      agentId: sleeptimeAgentId,
+      input: {
+        block_ids: shared,
+        include_base_tools: true,
+        description: `The sleep-time agent of ${primary.name}: it keeps their shared memory in order between conversations`,
+      },
+      agentType: 'sleeptime_agent',
+      name: `${primary.name}-sleeptime`,
+      llmConfig: primary.llmConfig,
+      embeddingConfig: primary.embeddingConfig,
+      projectId: primary.projectId,
+      memoryBlocks: [{ label: 'memory_persona', value: SLEEPTIME_PERSONA }],
+    });
+    await deps.sleeptimeGroups.createManaged(trx, ctx.organizationId, {
+      managerAgentId: agentId,
+      sleeptimeAgentId,
+      projectId: primary.projectId,
+      userId: ctx.userId,
+    });
+    await primary.$query(trx).patch({ enableSleeptime: true });
+  }
+
+  /** Removes the agent's managed sleeptime group and the sleep-time agents it made. */
+  async function disableSleeptime(trx: Knex, ctx: RequestContext, agentId: string): Promise<void> {
+    const sleeptimeAgentIds = await deps.sleeptimeGroups.removeManaged(trx, ctx.organizationId, agentId);
+    for (const sleeptimeAgentId of sleeptimeAgentIds) await deleteAgent(trx, ctx, sleeptimeAgentId);
+    await Agent.query(trx).forOrg(ctx.organizationId).findById(agentId).patch({ enableSleeptime: false });
+  }
+
+  /** Deletes an agent with its history; its blocks go too, unless another agent still uses them. */
+  async function deleteAgent(trx: Knex, ctx: RequestContext, agentId: string): Promise<void> {
+    const blockIds = (await AgentBlock.query(trx).forOrg(ctx.organizationId).where({ agentId })).map((row) => row.blockId);
+    await Agent.query(trx).forOrg(ctx.organizationId).deleteById(agentId);
+    if (blockIds.length === 0) return;
+    await Block.query(trx)
+      .forOrg(ctx.organizationId)
+      .whereIn('blocks.id', blockIds)
+      .whereNotExists(AgentBlock.query(trx).whereColumn('agent_blocks.block_id', 'blocks.id'))
+      .delete();
+  }
+
   function filtered(ctx: RequestContext, filter: AgentFilter) {
     // A template's simulated agent is the template editor's own: it is never listed.
     const query = Agent.query(db)
@@ -376,116 +567,9 @@ export function createAgentService(deps: AgentServiceDeps) {
       });
 
       const agentId = newId('agent');
-      const now = new Date();
       await db.transaction(async (trx) => {
-        await deps.quotas?.assertCanCreate(trx, ctx.organizationId, 'agents');
-        const includeBaseTools = input.include_base_tools ?? true;
-        const baseTools = await ensureBaseTools(trx, ctx.organizationId);
-        const tools = [
-          ...(includeBaseTools ? await toolsNamed(trx, ctx, defaultToolNamesFor(agentType), baseTools) : []),
-          ...(await existingTools(trx, ctx, input.tool_ids ?? [])),
-          ...(await toolsNamed(trx, ctx, input.tools ?? [], baseTools)),
-        ];
-        const baseRules =
-          (input.include_base_tool_rules ?? includeBaseTools) ? defaultToolRulesFor(agentType, tools.map((tool) => tool.name)) : [];
-
-        await Agent.query(trx).insert({
-          id: agentId,
-          organizationId: ctx.organizationId,
-          projectId,
-          name,
-          agentType,
-          system: input.system ?? DEFAULT_SYSTEM_PROMPTS[agentType],
-          description: input.description ?? null,
-          llmConfig,
-          embeddingConfig,
-          toolRules: mergeToolRules(input.tool_rules ?? [], baseRules),
-          tags: input.tags ?? [],
-          metadata: input.metadata ?? null,
-          messageIds: [],
-          messageBufferAutoclear: input.message_buffer_autoclear ?? false,
-          timezone: input.timezone ?? 'UTC',
-          maxFilesOpen: input.max_files_open ?? null,
-          perFileViewWindowCharLimit: input.per_file_view_window_char_limit ?? null,
-          hidden: input.hidden ?? null,
-          responseFormat: input.response_format ?? null,
-          toolExecEnvironmentVariables: sealedSecrets(secrets, { ...input.tool_exec_environment_variables, ...input.secrets }),
-          createdById: ctx.userId,
-          lastUpdatedById: ctx.userId,
-          ...(input.templateOrigin
-            ? {
-                templateId: input.templateOrigin.templateId,
-                baseTemplateId: input.templateOrigin.baseTemplateId ?? input.templateOrigin.templateId,
-                templateVersionId: input.templateOrigin.templateVersionId,
-                deploymentId: input.templateOrigin.deploymentId,
-                entityId: input.templateOrigin.entityId,
-                memoryVariables: input.templateOrigin.memoryVariables,
-              }
-            : {}),
-        });
-
-        const createdBlocks = memoryBlocks.length
-          ? await Block.query(trx).insert(
-              memoryBlocks.map((block) => ({
-                id: newId('block'),
-                organizationId: ctx.organizationId,
-                projectId,
-                label: block.label,
-                value: stripNullBytes(block.value),
-                limit: block.limit ?? DEFAULT_BLOCK_LIMIT,
-                description: block.description ?? DEFAULT_BLOCK_DESCRIPTIONS[block.label] ?? null,
-                readOnly: block.read_only ?? false,
-                hidden: block.hidden ?? null,
-                metadata: block.metadata ?? {},
-                tags: block.tags ?? [],
-                preserveOnMigration: block.preserve_on_migration ?? false,
-                createdById: ctx.userId,
-                lastUpdatedById: ctx.userId,
-                ...(input.templateOrigin
-                  ? {
-                      templateId: input.templateOrigin.templateId,
-                      baseTemplateId: input.templateOrigin.baseTemplateId ?? input.templateOrigin.templateId,
-                      deploymentId: input.templateOrigin.deploymentId,
-                    }
-                  : {}),
-              })),
-            )
-          : [];
-        await attachBlocks(trx, ctx, agentId, [...createdBlocks, ...(await existingBlocks(trx, ctx, input.block_ids ?? []))]);
-        await attachTools(trx, ctx, agentId, tools);
-        await linkIdentities(trx, ctx, agentId, input.identity_ids ?? []);
-
-        // The system message is compiled below, once blocks and tools are attached.
-        const systemMessage = await Message.query(trx).insert({
-          id: newId('message'),
-          organizationId: ctx.organizationId,
-          agentId,
-          role: 'system',
-          content: [],
-        });
-        const initialMessages = input.initial_message_sequence?.length
-          ? await Message.query(trx).insert(
-              input.initial_message_sequence.map((message) => ({
-                id: newId('message'),
-                organizationId: ctx.organizationId,
-                agentId,
-                role: message.role,
-                content: messageContent(message.content),
-                name: message.name ?? null,
-                otid: message.otid ?? null,
-                senderId: message.sender_id ?? null,
-                groupId: message.group_id ?? null,
-                batchItemId: message.batch_item_id ?? null,
-              })),
-            )
-          : [];
-        await Agent.query(trx)
-          .forOrg(ctx.organizationId)
-          .findById(agentId)
-          .patch({ messageIds: [systemMessage.id, ...initialMessages.map((message) => message.id)] });
-        await recompileSystemMessage(trx, ctx.organizationId, agentId, now);
-        // After the system message exists: attaching a folder shows its files there.
-        await attachFolders(trx, ctx.organizationId, agentId, [...(input.folder_ids ?? []), ...(input.source_ids ?? [])], now);
+        await insertAgent(trx, ctx, { agentId, input, agentType, name, llmConfig, embeddingConfig, projectId, memoryBlocks });
+        if (input.enable_sleeptime) await enableSleeptime(trx, ctx, agentId);
       });
       return loadAgentView(db, secrets, ctx.organizationId, agentId, EVERY_RELATIONSHIP);
     },
@@ -586,22 +670,19 @@ export function createAgentService(deps: AgentServiceDeps) {
           (field) => field !== undefined,
         );
         if (promptChanged || fileLimitsChanged) await recompileSystemMessage(trx, ctx.organizationId, agentId, now);
+        if (input.enable_sleeptime === true && !agent.enableSleeptime) await enableSleeptime(trx, ctx, agentId);
+        if (input.enable_sleeptime === false && agent.enableSleeptime) await disableSleeptime(trx, ctx, agentId);
       });
       return loadAgentView(db, secrets, ctx.organizationId, agentId, EVERY_RELATIONSHIP);
     },
 
-    /** Deletes the agent with its history; its blocks go too, unless another agent still uses them. */
+    /** Deletes the agent with its history (and its sleep-time agents); its blocks go too, unless another agent still uses them. */
     async delete(ctx: RequestContext, agentId: string): Promise<void> {
       await db.transaction(async (trx) => {
         await findAgent(trx, ctx.organizationId, agentId);
-        const blockIds = (await AgentBlock.query(trx).forOrg(ctx.organizationId).where({ agentId })).map((row) => row.blockId);
-        await Agent.query(trx).forOrg(ctx.organizationId).deleteById(agentId);
-        if (blockIds.length === 0) return;
-        await Block.query(trx)
-          .forOrg(ctx.organizationId)
-          .whereIn('blocks.id', blockIds)
-          .whereNotExists(AgentBlock.query(trx).whereColumn('agent_blocks.block_id', 'blocks.id'))
-          .delete();
+        // Its sleep-time agents exist only to serve it, so they go with it.
+        await disableSleeptime(trx, ctx, agentId);
+        await deleteAgent(trx, ctx, agentId);
       });
     },
 

@@ -1,7 +1,9 @@
-import { Agent, Block, FileAgent, Identity, IdentityAgent, maskSecret, Source, Tool, type SecretBox } from '@engram/db';
+import { Agent, Block, FileAgent, Group, Identity, IdentityAgent, maskSecret, Source, Tool, type SecretBox } from '@engram/db';
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors.js';
 import { loadIdentityViews, type IdentityView } from '../identities/identity-views.js';
+import { loadGroupViews } from '../groups/group-service.js';
+import type { GroupView } from '../groups/types.js';
 
 /** Relationship fields a 1.0 client asks for with `include=`; the others come back empty. */
 export const AGENT_INCLUDES = [
@@ -36,6 +38,8 @@ export type AgentView = {
   /** Always filled: the deprecated `identity_ids` field is not an opt-in relationship. */
   identityIds: string[];
   identities: IdentityView[];
+  /** The group the agent manages (`managed_group`): the sleeptime group of its `enable_sleeptime` first. */
+  managedGroup: GroupView | null;
 };
 
 type Attached<M> = M & { attachedAgentId: string };
@@ -122,6 +126,7 @@ export async function loadAgentViews(
   const identityViews = included.has('agent.identities') && links.length > 0
     ? await loadIdentityViews(db, organizationId, await Identity.query(db).forOrg(organizationId).whereIn('id', [...new Set(links.map((link) => link.identityId))]))
     : [];
+  const managed = included.has('agent.managed_group') && ids.length > 0 ? await managedGroupsOf(db, organizationId, ids) : new Map<string, GroupView>();
   return agents.map((agent) => ({
     agent,
     included,
@@ -132,7 +137,21 @@ export async function loadAgentViews(
     secrets: included.has('agent.secrets') ? maskedSecrets(agent, secrets) : [],
     identityIds: links.filter((link) => link.agentId === agent.id).map((link) => link.identityId),
     identities: identityViews.filter((view) => view.agentIds.includes(agent.id)),
+    managedGroup: managed.get(agent.id) ?? null,
   }));
+}
+
+/** The group each agent manages, its managed sleeptime group first, else its oldest. */
+async function managedGroupsOf(db: Knex, organizationId: string, agentIds: string[]): Promise<Map<string, GroupView>> {
+  const groups = await Group.query(db)
+    .forOrg(organizationId)
+    .whereIn('managerAgentId', agentIds)
+    .orderBy([{ column: 'managed', order: 'desc' }, { column: 'created_at' }, { column: 'id' }]);
+  const byManager = new Map<string, GroupView>();
+  for (const view of await loadGroupViews(db, organizationId, groups)) {
+    if (!byManager.has(view.group.managerAgentId!)) byManager.set(view.group.managerAgentId!, view);
+  }
+  return byManager;
 }
 
 export async function loadAgentView(

@@ -9,6 +9,7 @@ import type { BlockWire } from '../../routes/v1/blocks-schema.js';
 import type { EmbeddingConfigWire, LlmConfigWire } from '../../routes/v1/models-schema.js';
 import type { InternalMessageWire } from '../../routes/v1/shared/internal-message-schema.js';
 import type { ToolWire } from '../../routes/v1/tools-schema.js';
+import { groupToWire } from '../groups/group-wire.js';
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 
@@ -149,12 +150,12 @@ export function agentToWire(view: AgentView): AgentWire {
     tags: included.has('agent.tags') ? agent.tags : [],
     identities: view.identities.map(identityToWire),
     identity_ids: view.identityIds,
-    managed_group: null,
-    multi_agent_group: null,
+    managed_group: view.managedGroup ? groupToWire(view.managedGroup) : null,
+    multi_agent_group: view.managedGroup ? groupToWire(view.managedGroup) : null,
     tool_rules: agent.toolRules as AgentWire['tool_rules'],
     message_ids: agent.messageIds,
     message_buffer_autoclear: agent.messageBufferAutoclear,
-    enable_sleeptime: false,
+    enable_sleeptime: agent.enableSleeptime,
     hidden: agent.hidden,
     project_id: agent.projectId,
     template_id: agent.templateId,

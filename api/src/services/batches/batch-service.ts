@@ -78,6 +78,14 @@ export function createBatchService(deps: { db: Database; messageBatches: Message
       return { batch, itemCounts: (await itemCounts(ctx, [batchId])).get(batchId)! };
     },
 
+    /** These batches of the organization with their item counts (ids of others are left out). */
+    async getMany(ctx: RequestContext, batchIds: string[]): Promise<BatchWithCounts[]> {
+      if (batchIds.length === 0) return [];
+      const batches = await MessageBatch.query(deps.db).forOrg(ctx.organizationId).whereIn('id', batchIds);
+      const counts = await itemCounts(ctx, batches.map((batch) => batch.id));
+      return batches.map((batch) => ({ batch, itemCounts: counts.get(batch.id)! }));
+    },
+
     async list(ctx: RequestContext, page: PageRequest): Promise<BatchWithCounts[]> {
       const batches = await keysetPage(MessageBatch.query(deps.db).forOrg(ctx.organizationId), page, { table: 'message_batches' });
       const counts = await itemCounts(ctx, batches.map((batch) => batch.id));
@@ -97,6 +105,17 @@ export function createBatchService(deps: { db: Database; messageBatches: Message
       const query = Message.query(deps.db).forOrg(ctx.organizationId).whereIn('runId', runIds).whereNot('role', 'system');
       if (filter.agentId) query.where('messages.agent_id', filter.agentId);
       return keysetPage(query, page, { table: 'messages', sortKey: (alias) => `${alias}.sequence` });
+    },
+
+    /** Cancels the batch if it is still running, then deletes it with its items; answers it as it was. */
+    async delete(ctx: RequestContext, batchId: string): Promise<BatchWithCounts> {
+      const found = await this.get(ctx, batchId);
+      if (found.batch.status === 'created' || found.batch.status === 'running') {
+        await MessageBatch.query(deps.db).forOrg(ctx.organizationId).findById(batchId).patch({ cancelRequested: true });
+        await deps.messageBatches.cancel(batchId);
+      }
+      await MessageBatch.query(deps.db).forOrg(ctx.organizationId).deleteById(batchId);
+      return found;
     },
 
     /** Items not started never start; running ones are cancelled. A finished batch is a 409. */

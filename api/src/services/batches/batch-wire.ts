@@ -1,4 +1,5 @@
 import type { MessageBatchItem } from '@engram/db';
+import type { JobWire } from '../../routes/v1/runs-schema.js';
 import type { BatchWithCounts } from './batch-service.js';
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
@@ -30,4 +31,9 @@ export function batchToWire({ batch, itemCounts }: BatchWithCounts) {
 
 export function batchItemToWire(item: MessageBatchItem) {
   return { id: item.id, agent_id: item.agentId, run_id: item.runId, status: item.status, position: item.position };
+}
+
+/** A batch seen through the `/v1/jobs` routes: the client's `Job` with `job_type: batch` and no agent. */
+export function batchToJob(found: BatchWithCounts): JobWire {
+  return { ...batchToWire(found), conversation_id: null };
 }

@@ -12,6 +12,8 @@ export type ListMessagesQuery = {
   assistantMessageToolName: string;
   assistantMessageToolKwarg: string;
   includeErr: boolean;
+  /** Only the messages of this group's conversations. */
+  groupId?: string | undefined;
 };
 
 export type ConversionOptions = Pick<ListMessagesQuery, 'useAssistantMessage' | 'assistantMessageToolName' | 'assistantMessageToolKwarg'>;
@@ -57,6 +59,7 @@ export function createMessageService(deps: { db: Database }) {
       const agent = await Agent.query(deps.db).forOrg(ctx.organizationId).findById(agentId);
       if (!agent) throw new NotFoundError('Agent');
       const rows = Message.query(deps.db).forOrg(ctx.organizationId).where({ agentId }).whereNot('role', 'system');
+      if (query.groupId) rows.where({ groupId: query.groupId });
       if (!query.includeErr) rows.where((builder) => {
           builder.whereNull('is_err').orWhere('is_err', false);
         });

@@ -2,7 +2,8 @@ import { isId, type Database, type IdKind } from '@engram/db';
 import { NotFoundError } from '../../errors.js';
 
 type OwnedResource = {
-  table: string;
+  /** The table holding it, or which one by the value's shape (a job is a run or a message batch). */
+  table: string | ((value: string) => string);
   /** The column the path parameter holds (the primary key unless said otherwise). */
   column?: string;
   /** Shown in the 404, as the resource's own handlers word it. */
@@ -31,7 +32,14 @@ export const OWNED_RESOURCE_PARAMS: Record<string, OwnedResource> = {
   agent_id: { table: 'agents', label: 'Agent', idShape: prefixed('agent') },
   agentId: { table: 'agents', label: 'Agent', idShape: prefixed('agent') },
   run_id: { table: 'runs', label: 'Run', idShape: prefixed('run') },
-  job_id: { table: 'runs', label: 'Run', idShape: prefixed('run') },
+  job_id: {
+    table: (value) => (isId('batch', value) ? 'message_batches' : 'runs'),
+    label: 'Job',
+    idShape: (value) => isId('run', value) || isId('batch', value),
+  },
+  batch_id: { table: 'message_batches', label: 'Batch', idShape: prefixed('batch') },
+  scheduled_message_id: { table: 'scheduled_messages', label: 'Scheduled message', idShape: prefixed('scheduledMessage') },
+  group_id: { table: 'groups', label: 'Group', idShape: prefixed('group') },
   step_id: { table: 'steps', label: 'Step', idShape: prefixed('step') },
   message_id: { table: 'messages', label: 'Message', idShape: prefixed('message') },
   block_id: { table: 'blocks', label: 'Block', idShape: prefixed('block') },
@@ -76,7 +84,7 @@ export function createTenantGuard(deps: { db: Database }) {
         const resource = OWNED_RESOURCE_PARAMS[name];
         if (!resource || typeof value !== 'string' || !resource.idShape(value)) continue;
         const found = await deps
-          .db(resource.table)
+          .db(typeof resource.table === 'string' ? resource.table : resource.table(value))
           .where({ [resource.column ?? 'id']: resource.columnValue ? resource.columnValue(value) : value, organization_id: organizationId })
           .first(deps.db.raw('1 as found'));
         if (!found) throw new NotFoundError(resource.label);

@@ -33,6 +33,10 @@ const ACTION_ROUTES: Record<Action, Array<[method: string, route: string]>> = {
   ],
   replaceProviderKey: [['PATCH', '/v1/providers/:provider_id']],
   deleteProvider: [['DELETE', '/v1/providers/:provider_id']],
+  createGroup: [['POST', '/v1/groups/']],
+  deleteGroup: [['DELETE', '/v1/groups/:group_id']],
+  messageGroup: [['POST', '/v1/groups/:group_id/messages']],
+  cancelBatch: [['PATCH', '/v1/messages/batches/:batch_id/cancel']],
   createIdentity: [['POST', '/v1/identities/']],
   updateIdentity: [
     ['PATCH', '/v1/identities/:identity_id'],

@@ -66,8 +66,8 @@ export type AgentState = {
   tags: string[];
   identities: Identity[];
   identity_ids: string[];
-  managed_group: null;
-  multi_agent_group: null;
+  managed_group: Group | null;
+  multi_agent_group: Group | null;
   tool_rules: {
     type: "run_first";
     tool_name: string;
@@ -380,6 +380,27 @@ export type Folder = {
   last_updated_by_id: string | null;
 };
 
+export type Group = {
+  id: string;
+  manager_type: "round_robin" | "supervisor" | "dynamic" | "sleeptime" | "voice_sleeptime" | "swarm";
+  agent_ids: string[];
+  description: string;
+  project_id: string | null;
+  template_id: string | null;
+  base_template_id: string | null;
+  deployment_id: string | null;
+  shared_block_ids: string[];
+  manager_agent_id: string | null;
+  termination_token: string | null;
+  max_turns: number | null;
+  sleeptime_agent_frequency: number | null;
+  turns_counter: number | null;
+  last_processed_message_id: string | null;
+  max_message_buffer_length: number | null;
+  min_message_buffer_length: number | null;
+  hidden: boolean | null;
+};
+
 export type HiddenReasoningMessage = {
   id: string;
   date: string;
@@ -496,7 +517,7 @@ export type InternalMessage = {
 
 export type Job = {
   id: string;
-  agent_id: string;
+  agent_id: string | null;
   status: "created" | "running" | "completed" | "failed" | "cancelled";
   stop_reason: "end_turn" | "error" | "llm_api_error" | "invalid_llm_response" | "invalid_tool_call" | "max_steps" | "max_tokens_exceeded" | "no_tool_call" | "tool_rule" | "cancelled" | "requires_approval" | "context_window_overflow_in_system_prompt" | null;
   background: boolean;

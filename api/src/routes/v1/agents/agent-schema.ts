@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { STOP_REASONS } from '@engram/core';
 import { blockFields, BlockResponse } from '../blocks-schema.js';
 import { SourceResponse } from '../folders-schema.js';
+import { GroupResponse } from '../groups-schema.js';
 import { IdentityResponse } from '../identities-schema.js';
 import { EmbeddingConfigResponse, LlmConfigResponse, ResponseFormat } from '../models-schema.js';
 import { InternalMessageResponse } from '../shared/internal-message-schema.js';
@@ -33,8 +34,8 @@ export const MemoryResponse = z
 const AgentSecret = z.object({ agent_id: z.string(), key: z.string(), value: z.string(), description: z.string().nullable() });
 
 /**
- * The wire `AgentState`. Relationship fields not asked for with `include` are empty lists; groups are not
- * part of an agent here, so those fields are always null, and the template fields are set on agents built from one.
+ * The wire `AgentState`. Relationship fields not asked for with `include` are empty lists (the managed group
+ * null), and the template fields are set on agents built from one.
  */
 export const AgentResponse = z
   .object({
@@ -56,8 +57,8 @@ export const AgentResponse = z
     tags: z.array(z.string()),
     identities: z.array(IdentityResponse),
     identity_ids: z.array(z.string()),
-    managed_group: z.null(),
-    multi_agent_group: z.null(),
+    managed_group: GroupResponse.nullable(),
+    multi_agent_group: GroupResponse.nullable(),
     tool_rules: z.array(ToolRuleSchema),
     message_ids: z.array(z.string()),
     message_buffer_autoclear: z.boolean(),

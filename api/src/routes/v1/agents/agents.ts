@@ -81,11 +81,11 @@ export const CreateAgentBody = z.strictObject({
   folder_ids: z.array(z.string()).nullish(),
   source_ids: z.array(z.string()).nullish(),
   identity_ids: z.array(z.string()).nullish(),
-  // Accepted for compatibility with existing clients; sleep-time agents and compaction settings are not part
-  // of an agent here yet, so these are not acted on.
-  include_default_source: z.boolean().optional(),
   include_multi_agent_tools: z.boolean().optional(),
   enable_sleeptime: z.boolean().nullish(),
+  // Accepted for compatibility with existing clients; default sources and compaction settings are not part of
+  // an agent here yet, so these are not acted on.
+  include_default_source: z.boolean().optional(),
   enable_reasoner: z.boolean().nullish(),
   reasoning: z.boolean().nullish(),
   max_reasoning_tokens: z.number().int().nullish(),
@@ -126,6 +126,7 @@ const UpdateAgentBody = z.object({
   last_run_completion: z.iso.datetime({ offset: true }).nullish(),
   last_run_duration_ms: z.number().int().min(0).nullish(),
   last_stop_reason: z.enum(STOP_REASONS).nullish(),
+  enable_sleeptime: z.boolean().nullish(),
 });
 
 export const IncludeQuery = { include: queryList(z.enum(AGENT_INCLUDES)) };

@@ -16,7 +16,7 @@ const TextPart = z.object({ type: z.literal('text'), text: z.string() });
 const ImagePart = z.looseObject({ type: z.literal('image'), source: z.looseObject({ type: z.string() }) });
 
 /** The client's `Update*Message` union; `message_type` picks which part of the stored message is rewritten. */
-const UpdateMessageBody = z.discriminatedUnion('message_type', [
+export const UpdateMessageBody = z.discriminatedUnion('message_type', [
   z.object({ message_type: z.literal('user_message'), content: z.union([z.string(), z.array(z.union([TextPart, ImagePart]))]) }),
   z.object({ message_type: z.literal('assistant_message'), content: z.union([z.string(), z.array(TextPart).min(1)]) }),
   z.object({ message_type: z.literal('system_message'), content: z.string() }),

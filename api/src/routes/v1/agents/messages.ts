@@ -333,6 +333,7 @@ export function messageRoutes(services: AppServices, settings: StreamSettings): 
           assistantMessageToolName: query.assistant_message_tool_name,
           assistantMessageToolKwarg: query.assistant_message_tool_kwarg,
           includeErr: query.include_err === 'true',
+          groupId: query.group_id,
         });
       },
     );
