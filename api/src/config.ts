@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError, firstIssueLine, parseTemporalConfig, withoutEmptyValues } from '@engram/temporal';
+import { parsePaymentsConfig, PaymentsConfigError, type PaymentsConfig } from '@engram/integrations/payments';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -63,6 +64,8 @@ export type ApiConfig = {
    * limits, quotas and the credit balance, as the hosted product does.
    */
   billingMode: 'on' | 'off';
+  /** STRIPE_SECRET_KEY and STRIPE_API_BASE: card payments through Stripe; null without a key. */
+  payments: PaymentsConfig;
   /** ENGRAM_ADMIN_EMAILS, lower-cased: accounts with these emails are platform admins (besides the first-start admin). */
   adminEmails: string[];
 };
@@ -91,5 +94,14 @@ export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
     adminEmails: parsed.data.ENGRAM_ADMIN_EMAILS ?? [],
     publicUrl: (parsed.data.ENGRAM_PUBLIC_URL ?? `http://${parsed.data.HOST}:${parsed.data.PORT}`).replace(/\/+$/, ''),
     billingMode: parsed.data.ENGRAM_BILLING,
+    payments: paymentsConfigOf(env),
   };
+}
+
+function paymentsConfigOf(env: NodeJS.ProcessEnv): PaymentsConfig {
+  try {
+    return parsePaymentsConfig(env);
+  } catch (error) {
+    throw error instanceof PaymentsConfigError ? new ConfigError(error.message) : error;
+  }
 }

@@ -1,6 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import { createDatabase, createSecretBox } from '@engram/db';
 import { parseBaseProviders } from '@engram/integrations/llm';
+import { createPaymentGateway } from '@engram/integrations/payments';
 import { createTelemetry, parseTelemetryConfig, TelemetryConfigError } from '@engram/integrations/telemetry';
 import { createTemporalClient, ensureTraceRetentionSchedule, parseTemporalConfig, ConfigError } from '@engram/temporal';
 import { buildApp } from './app.js';
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
     supportChatSecret: config.supportChatSecret ?? undefined,
     publicUrl: config.publicUrl,
     billingMode: config.billingMode,
+    payments: createPaymentGateway(config.payments),
     adminEmails: config.adminEmails,
   });
   await services.adminUsers.grantConfiguredAdmins();

@@ -16,3 +16,4 @@ export * from './llm/openai-payload.js';
 export * from './llm/anthropic-payload.js';
 export * from './messages/stored-content.js';
 export * from './trace-attributes.js';
+export * from './billing/billing-period.js';

@@ -19,6 +19,7 @@ import * as billing from './20261127140000_billing.js';
 import * as templates from './20261127210000_templates.js';
 import * as traces from './20261127230000_traces.js';
 import * as rateLimitWindows from './20261128000000_rate_limit_windows.js';
+import * as cardPayments from './20261126100000_card_payments.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -44,4 +45,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261127210000_templates', templates],
   ['20261127230000_traces', traces],
   ['20261128000000_rate_limit_windows', rateLimitWindows],
+  ['20261126100000_card_payments', cardPayments],
 ];

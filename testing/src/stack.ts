@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import { createDatabase, createSecretBox, type Database } from '@engram/db';
 import { createTemporalClient, createWorker, type EngramWorker } from '@engram/temporal';
 import { createTelemetry, type Telemetry } from '@engram/integrations/telemetry';
+import { createPaymentGateway } from '@engram/integrations/payments';
 import { buildApp, createNotificationHub, createServices, parseApiConfig, type AppServices, type BaseProvider } from '@engram/api';
 import type { CreatedTenant } from '@engram/api';
 
@@ -54,7 +55,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   const baseProviders = options.baseProviders ?? [];
   const notifications = await createNotificationHub({ databaseUrl: inject('databaseUrl') });
   const apiConfig = parseApiConfig(options.apiEnv ?? {});
-  const services = createServices({ db, temporal, taskQueue, secrets, baseProviders, notifications, billingMode: apiConfig.billingMode });
+  const payments = createPaymentGateway(apiConfig.payments);
+  const services = createServices({ db, temporal, taskQueue, secrets, baseProviders, notifications, billingMode: apiConfig.billingMode, payments });
   const app = await buildApp({
     config: { ...apiConfig, port: 0, logLevel: 'silent', streamPingIntervalMs: options.pingIntervalMs ?? 20_000 },
     services,

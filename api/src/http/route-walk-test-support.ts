@@ -28,7 +28,11 @@ export function unknownValue(param: string): string {
   if (shaped) {
     // A resource parameter gets a value of its own id shape, so the walk reaches access control and the lookup.
     const uuid = randomUUID();
-    const candidates = [...Object.values(ID_PREFIXES), 'archive', 'passage', 'sandbox', 'sandbox-env'].map((prefix) => `${prefix}-${uuid}`);
+    const candidates = [
+      ...[...Object.values(ID_PREFIXES), 'archive', 'passage', 'sandbox', 'sandbox-env'].map((prefix) => `${prefix}-${uuid}`),
+      // Stripe's ids: a saved card is named by its PaymentMethod id.
+      `pm_${uuid.replace(/-/g, '')}`,
+    ];
     const fitting = [uuid, ...candidates].find((candidate) => shaped(candidate));
     if (fitting) return fitting;
   }

@@ -1,4 +1,5 @@
 import type { Database, SecretBox } from '@engram/db';
+import type { PaymentGateway } from '@engram/integrations/payments';
 import type { Client } from '@temporalio/client';
 import { createApiKeyService } from './tenancy/api-keys.js';
 import { createOrganizationService } from './tenancy/organizations.js';
@@ -57,6 +58,8 @@ export type ServiceDeps = {
   publicUrl?: string;
   /** ENGRAM_BILLING (`ApiConfig.billing`): `off` (default) meters without refusing, `on` enforces tiers and credits. */
   billingMode?: BillingMode;
+  /** Card payments (Stripe, from `ApiConfig.payments`); without one, card operations answer an error naming STRIPE_SECRET_KEY. */
+  payments?: PaymentGateway;
   /** ENGRAM_ADMIN_EMAILS (`ApiConfig.adminEmails`): accounts with these emails are platform admins. */
   adminEmails?: readonly string[];
 } & Pick<AccountServiceOptions, 'notifier' | 'rateLimiter' | 'supportChatSecret'>;
@@ -68,7 +71,7 @@ const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8283';
 export function createServices(deps: ServiceDeps) {
   const apiKeys = createApiKeyService({ db: deps.db });
   const organizations = createOrganizationService({ db: deps.db, apiKeys });
-  const billingServices = createBillingServices({ db: deps.db, mode: deps.billingMode ?? 'off' });
+  const billingServices = createBillingServices({ db: deps.db, mode: deps.billingMode ?? 'off', gateway: deps.payments });
   const agentRuns = createAgentRunClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const messages = createMessageService({ db: deps.db });
   const accountServices = createAccountServices({

@@ -33,6 +33,8 @@ export class BillingAccount extends TenantModel {
   declare autoTopUpThreshold: number | null;
   declare autoTopUpRefillAmount: number | null;
   declare autoTopUpMaxMonthlySpend: number | null;
+  /** Why auto top-up turned itself off (the card was declined); cleared when it is turned on again. */
+  declare autoTopUpFailure: string | null;
   declare referralCode: string | null;
 }
 
@@ -68,17 +70,47 @@ export class ModelStepCost extends BaseModel {
 
 export type PaymentKind = 'credit_purchase' | 'subscription' | 'auto_top_up';
 
+/** `pending` from before the charge is sent until the money is taken (then `succeeded`, with its ledger addition). */
+export type PaymentStatus = 'pending' | 'succeeded';
+
 /** A charge made through Stripe, as the billing history lists it. */
 export class Payment extends TenantModel {
   static override tableName = 'payments';
   declare id: string;
   declare kind: PaymentKind;
+  declare status: PaymentStatus;
   declare amountCents: number;
   declare credits: number;
   declare description: string;
+  declare paymentMethodId: string | null;
   declare stripePaymentIntentId: string | null;
+  declare stripeInvoiceId: string | null;
   declare receiptUrl: string | null;
+  /** What the charge pays for; Stripe gets the same key, so sending it again never charges twice. */
   declare idempotencyKey: string;
+}
+
+export type CardAddress = {
+  address1: string | null;
+  address2: string | null;
+  city: string | null;
+  state: string | null;
+  postalCode: string | null;
+  country: string | null;
+};
+
+/** A card the organization saved through a Stripe setup intent; `id` is the Stripe PaymentMethod id. */
+export class PaymentCard extends TenantModel {
+  static override tableName = 'payment_cards';
+  static override idColumn = ['organization_id', 'id'];
+  static override jsonAttributes = ['billingAddress'];
+  declare id: string;
+  declare brand: string;
+  declare last4: string;
+  declare expMonth: number;
+  declare expYear: number;
+  declare name: string | null;
+  declare billingAddress: CardAddress;
 }
 
 /** A code that grants credits when an organization redeems it. Managed by platform admins; not a tenant table. */

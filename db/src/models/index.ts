@@ -110,4 +110,7 @@ export {
   type CreditModelTier,
   type StepCostEntry,
   type PaymentKind,
+  type PaymentStatus,
+  PaymentCard,
+  type CardAddress,
 } from './billing.js';

@@ -213,3 +213,11 @@ describe('referrals', () => {
     }
   });
 });
+
+describe('cards without Stripe', () => {
+  it('answers every card operation with one error naming STRIPE_SECRET_KEY, and lists no cards', async () => {
+    const message = 'Card payments are not configured on this server: set STRIPE_SECRET_KEY (and STRIPE_API_BASE for another Stripe endpoint)';
+    expect((await user.client.get('/organizations/self/setup-intent')).body).toEqual({ errorCode: 'paymentError', message });
+    expect((await user.client.get('/organizations/self/billing-info/methods')).body).toEqual({ methods: [] });
+  });
+});

@@ -9,7 +9,7 @@ import {
   type TransactionSource,
 } from '@engram/db';
 import { NotFoundError } from '../../errors.js';
-import { billingPeriod, MONTHLY_CREDIT_GRANTS } from './billing-period.js';
+import { billingPeriod, MONTHLY_CREDIT_GRANTS, monthlyGrantKey } from '@engram/core';
 import type { BillingInfo, TransactionFilter, UsageBucket } from './types.js';
 
 export type CreditChange = {
@@ -52,7 +52,7 @@ export function createLedgerService(deps: { db: Database; now?: () => Date }) {
       source: 'monthly_grant',
       note: `Monthly credits for ${period.key}`,
       metadata: { period: period.key },
-      idempotencyKey: `monthly_grant:${period.key}`,
+      idempotencyKey: monthlyGrantKey(period),
     });
   }
 

@@ -1,7 +1,7 @@
 import { BillingAccount, CreditTransaction, Organization, priceOfStep, type Agent, type Database } from '@engram/db';
 import { NotFoundError, TierLimitError } from '../../errors.js';
 import { lockTierLimits, TIER_LIMITS, type TierLimits } from '../tenancy/tier-limits.js';
-import { billingPeriod } from './billing-period.js';
+import { billingPeriod } from '@engram/core';
 import type { BillingMode } from './types.js';
 
 export type QuotaUsage = { used: number; limit: number | null };

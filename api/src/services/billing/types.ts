@@ -1,4 +1,4 @@
-import type { BillingTier, TransactionType } from '@engram/db';
+import type { BillingTier, Payment, PaymentCard, TransactionType } from '@engram/db';
 
 /** `ENGRAM_BILLING`: `off` meters every step but never refuses; `on` enforces tiers, quotas and credits. */
 export type BillingMode = 'on' | 'off';
@@ -27,3 +27,8 @@ export type UsageBucket = {
 };
 
 export type Usage = { used: number; limit: number };
+
+/** A saved card with Engram's flags. */
+export type CardView = { card: PaymentCard; isDefault: boolean; isExpired: boolean };
+
+export type PurchaseResult = { payment: Payment; totalCredits: number };

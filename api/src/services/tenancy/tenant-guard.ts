@@ -48,6 +48,8 @@ export const OWNED_RESOURCE_PARAMS: Record<string, OwnedResource> = {
   ruleId: { table: 'invite_rules', label: 'Invite rule', idShape: uuid },
   environmentVariableId: { table: 'organization_environment_variables', label: 'Environment variable', idShape: uuid },
   developmentServerId: { table: 'development_servers', label: 'Development server', idShape: uuid },
+  // A saved card by its Stripe PaymentMethod id (`pm_…`).
+  methodId: { table: 'payment_cards', label: 'Card', idShape: matching(/^pm_[A-Za-z0-9_]+$/) },
   agentTemplateId: { table: 'agent_templates', label: 'Template', idShape: prefixed('template') },
   // `/v1/templates/:template` names a template by its bare name, or a version of it (`name:version`, which its handler resolves).
   template: { table: 'agent_templates', column: 'name', label: 'Template', idShape: matching(/^[A-Za-z0-9_-]+$/), otherShapesAllowed: true },
