@@ -74,9 +74,10 @@ export async function meterStep(trx: Knex | Knex.Transaction, step: MeteredStep)
       note: `Step of ${step.modelHandle ?? step.model}`,
     },
   );
-  const row = (result.rows as Array<{ creditBalance: string; amount: string; modelTier: CreditModelTier }>)[0];
+  // A raw result's rows keep the column names PostgreSQL gives them: the snake-case mappers rename model rows only.
+  const row = (result.rows as Array<{ credit_balance: string; amount: string; model_tier: CreditModelTier }>)[0];
   if (!row) return null;
-  return { transactionId, amount: Number(row.amount), modelTier: row.modelTier, balance: Number(row.creditBalance) };
+  return { transactionId, amount: Number(row.amount), modelTier: row.model_tier, balance: Number(row.credit_balance) };
 }
 
 export type Booking = {
@@ -125,8 +126,8 @@ export async function bookTransaction(trx: Knex | Knex.Transaction, booking: Boo
       expiresAt: booking.expiresAt ?? null,
     },
   );
-  const row = (result.rows as Array<{ creditBalance: string }>)[0];
-  return row ? { transactionId, balance: Number(row.creditBalance) } : null;
+  const row = (result.rows as Array<{ credit_balance: string }>)[0];
+  return row ? { transactionId, balance: Number(row.credit_balance) } : null;
 }
 
 /** What one step of a model costs at a context window, and its tier: the same lookup `meterStep` books with. */
@@ -148,6 +149,6 @@ export async function priceOfStep(
       limit 1`,
     { contextWindow: step.contextWindow, handle, model: step.model },
   );
-  const row = (result.rows as Array<{ modelTier: CreditModelTier; cost: number }>)[0];
-  return { cost: Number(row?.cost ?? 0), modelTier: row?.modelTier ?? 'free' };
+  const row = (result.rows as Array<{ model_tier: CreditModelTier; cost: number }>)[0];
+  return { cost: Number(row?.cost ?? 0), modelTier: row?.model_tier ?? 'free' };
 }
