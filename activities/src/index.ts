@@ -8,6 +8,9 @@ import { createTemplateMigrationActivities } from './templates/index.js';
 import { createBatchActivities } from './batches/index.js';
 import { createScheduleActivities } from './schedules/index.js';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
+import { createOutboxNotifier, type Notifier } from '@engram/integrations/notifications';
+import { unconfiguredGateway, type PaymentGateway } from '@engram/integrations/payments';
+import { createAutoTopUpActivities } from './billing/index.js';
 import type { ActivityTracing } from './agent-run/spans.js';
 
 /** `tracing`: model calls, tool executions and memory edits become spans of their run's trace (none when absent). */
@@ -18,6 +21,12 @@ export type ActivityDeps = {
   tracing?: ActivityTracing;
   /** ENGRAM_UNSAFE_LOCAL_TOOLS: where namespaces are unavailable, run tools unsandboxed instead of refusing them. */
   allowUnsafeLocalTools?: boolean;
+  /** Charges auto top-ups (Stripe when STRIPE_SECRET_KEY is set; otherwise a top-up fails with an error naming it). */
+  payments?: PaymentGateway;
+  /** Tells admins about a declined auto top-up; the outbox alone unless the worker is given an SMTP notifier. */
+  notifier?: Notifier;
+  /** Signals the organization's auto top-up workflow when a step takes its balance below the threshold. */
+  requestTopUp?: (organizationId: string) => Promise<void>;
 };
 
 /** Every activity the worker registers, built from injected dependencies. */
@@ -31,6 +40,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTemplateMigrationActivities(deps),
     ...createBatchActivities(deps),
     ...createScheduleActivities(deps),
+    ...createAutoTopUpActivities({ db: deps.db, payments: deps.payments ?? unconfiguredGateway, notifier: deps.notifier ?? createOutboxNotifier({ db: deps.db }) }),
   };
 }
 
@@ -44,5 +54,6 @@ export type { ToolActivities } from './tools/index.js';
 export type { ObservabilityActivities } from './observability/index.js';
 export type { BatchActivities } from './batches/index.js';
 export type { ScheduleActivities } from './schedules/index.js';
+export type { AutoTopUpActivities, AutoTopUpInput, AutoTopUpOutcome } from './billing/index.js';
 export { CHUNKS_PER_BATCH, type ChunkBatch, type FileIngestionActivities, type FileRef } from './files/index.js';
 export type { MigrationEnd, MigrationBatchResult, TemplateMigrationActivities } from './templates/index.js';

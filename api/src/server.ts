@@ -8,7 +8,7 @@ import { buildApp } from './app.js';
 import { parseApiConfig } from './config.js';
 import { createServices } from './services/index.js';
 import { createNotificationHub } from './services/runs/notification-hub.js';
-import { createSmtpNotifier } from './services/accounts/smtp-notifier.js';
+import { createSmtpNotifier } from '@engram/integrations/notifications';
 
 /** API process entry: parse config once, compose, listen, and close gracefully. */
 async function main(): Promise<void> {

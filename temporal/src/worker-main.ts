@@ -2,6 +2,8 @@ import { Runtime } from '@temporalio/worker';
 import { createDatabase, createSecretBox } from '@engram/db';
 import { parseBaseProviders } from '@engram/integrations/llm';
 import { createTelemetry, parseTelemetryConfig, TelemetryConfigError } from '@engram/integrations/telemetry';
+import { createPaymentGateway, parsePaymentsConfig, PaymentsConfigError } from '@engram/integrations/payments';
+import { createOutboxNotifier, createSmtpNotifier, NotifierConfigError, parseSmtpConfig } from '@engram/integrations/notifications';
 import { parseTemporalConfig, ConfigError } from './config.js';
 import { DEFAULT_BUNDLE_PATH } from './bundle.js';
 import { createWorker } from './worker.js';
@@ -17,6 +19,8 @@ async function main(): Promise<void> {
   const secretKey = process.env.ENGRAM_SECRET_KEY;
   if (!secretKey) throw new ConfigError('ENGRAM_SECRET_KEY: required by the worker (it decrypts stored secrets)');
   const telemetryConfig = parseTelemetryConfig(process.env);
+  const payments = parsePaymentsConfig(process.env);
+  const smtp = parseSmtpConfig(process.env);
   const db = createDatabase({ url: databaseUrl });
   const telemetry = createTelemetry({ db, serviceName: 'engram-worker', otlpEndpoint: telemetryConfig.otlpEndpoint, recordContent: telemetryConfig.recordContent });
   const { worker, connection } = await createWorker({
@@ -29,6 +33,15 @@ async function main(): Promise<void> {
       baseProviders: parseBaseProviders(process.env),
       secrets: createSecretBox(secretKey),
       allowUnsafeLocalTools: temporal.unsafeLocalTools,
+      payments: createPaymentGateway(payments),
+      notifier: smtp
+        ? createSmtpNotifier({
+            db,
+            smtpUrl: smtp.url,
+            from: smtp.from,
+            onDeliveryFailure: (error, { subject }) => console.error(`[engram] email "${subject}" not delivered; it stays in the outbox:`, error),
+          })
+        : createOutboxNotifier({ db }),
     },
     telemetry,
   });
@@ -42,6 +55,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError || error instanceof TelemetryConfigError ? error.message : error);
+  const oneLine = [ConfigError, TelemetryConfigError, PaymentsConfigError, NotifierConfigError].some((kind) => error instanceof kind);
+  console.error(oneLine && error instanceof Error ? error.message : error);
   process.exit(1);
 });

@@ -73,7 +73,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       namespace: 'default',
       taskQueue,
       workflowBundlePath: inject('workflowBundlePath'),
-      activityDeps: { db, baseProviders, secrets },
+      activityDeps: { db, baseProviders, secrets, payments },
       telemetry,
     });
     workerRun = worker.worker.run();
@@ -99,6 +99,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       TEMPORAL_TASK_QUEUE: taskQueue,
       ENGRAM_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
       ENGRAM_SECRET_KEY: secretKey,
+      ...Object.fromEntries(Object.entries(options.apiEnv ?? {}).filter(([name]) => name.startsWith('STRIPE_'))),
       ...Object.fromEntries(baseProviders.filter((provider) => provider.providerType === 'openai').flatMap((provider) => [['OPENAI_API_KEY', provider.apiKey ?? 'test'], ['OPENAI_BASE_URL', provider.baseUrl]])),
     },
     createTenant,

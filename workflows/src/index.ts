@@ -6,3 +6,4 @@ export { traceRetentionWorkflow } from './trace-retention/workflow.js';
 export { messageBatchWorkflow } from './batch-messages/workflow.js';
 export { templateMigrationWorkflow } from './template-migration/workflow.js';
 export { scheduledMessageWorkflow } from './scheduled-message/workflow.js';
+export { autoTopUpWorkflow } from './auto-top-up/workflow.js';

@@ -215,6 +215,8 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'DELETE /api/organizations/self/subscription': needs('manage_billing'),
   'POST /api/organizations/self/subscription/resume': needs('manage_billing'),
   'GET /api/organizations/self/billing-history': needs('manage_billing'),
+  'GET /api/organizations/self/auto-top-up': needs('manage_billing'),
+  'PUT /api/organizations/self/auto-top-up': needs('manage_billing'),
   // Usage against the plan's limits: what every member's console shows beside what they create.
   'GET /api/organizations/self/quotas': MEMBER,
   'GET /api/organizations/self/quotas/full': MEMBER,

@@ -4,7 +4,13 @@ import type { Client } from '@temporalio/client';
 import { createApiKeyService } from './tenancy/api-keys.js';
 import { createOrganizationService } from './tenancy/organizations.js';
 import { createAccountServices, type AccountServiceOptions } from './accounts/index.js';
-import { createAgentRunClient, createFileIngestionClient, createMessageBatchClient, createTemplateMigrationClient } from '@engram/temporal';
+import {
+  createAgentRunClient,
+  createAutoTopUpClient,
+  createFileIngestionClient,
+  createMessageBatchClient,
+  createTemplateMigrationClient,
+} from '@engram/temporal';
 import { createBatchService } from './batches/batch-service.js';
 import { createScheduleService } from './schedules/schedule-service.js';
 import { createChatCompletionService } from './chat-completions/chat-completion-service.js';
@@ -71,7 +77,13 @@ const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8283';
 export function createServices(deps: ServiceDeps) {
   const apiKeys = createApiKeyService({ db: deps.db });
   const organizations = createOrganizationService({ db: deps.db, apiKeys });
-  const billingServices = createBillingServices({ db: deps.db, mode: deps.billingMode ?? 'off', gateway: deps.payments });
+  const topUps = createAutoTopUpClient({ client: deps.temporal, taskQueue: deps.taskQueue });
+  const billingServices = createBillingServices({
+    db: deps.db,
+    mode: deps.billingMode ?? 'off',
+    gateway: deps.payments,
+    requestTopUp: (organizationId) => topUps.request(organizationId),
+  });
   const agentRuns = createAgentRunClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const messages = createMessageService({ db: deps.db });
   const accountServices = createAccountServices({

@@ -4,7 +4,14 @@ import { newTransactionId, type CreditModelTier, type TransactionSource, type Tr
 /** Dollars per credit (spec 000 §9). */
 export const DOLLARS_PER_CREDIT = 0.001;
 
-export type StepCharge = { transactionId: string; amount: number; modelTier: CreditModelTier; balance: number };
+export type StepCharge = {
+  transactionId: string;
+  amount: number;
+  modelTier: CreditModelTier;
+  balance: number;
+  /** This charge took the balance from at or above the auto top-up threshold to below it (auto top-up on). */
+  crossedTopUpThreshold: boolean;
+};
 
 export type MeteredStep = {
   organizationId: string;
@@ -22,8 +29,8 @@ export type MeteredStep = {
 /**
  * Charges one step, in the caller's transaction and in one SQL statement: reads the model's step cost (its
  * handle's row, else its name's, else `*`), books one subtraction keyed by the step id, stamps the step with the
- * transaction id, and moves the organization's balance by the same amount. A step already charged is not
- * charged again (null).
+ * transaction id, and moves the organization's balance by the same amount, saying whether that crossed the auto
+ * top-up threshold. A step already charged is not charged again (null).
  */
 export async function meterStep(trx: Knex | Knex.Transaction, step: MeteredStep): Promise<StepCharge | null> {
   const transactionId = newTransactionId();
@@ -61,7 +68,9 @@ export async function meterStep(trx: Knex | Knex.Transaction, step: MeteredStep)
      select :organizationId, -charged.amount from charged
      on conflict (organization_id) do update
        set credit_balance = billing_accounts.credit_balance + excluded.credit_balance, updated_at = now()
-     returning credit_balance, (select amount from charged) as amount, (select model_tier from charged) as model_tier`,
+     returning credit_balance, (select amount from charged) as amount, (select model_tier from charged) as model_tier,
+               coalesce(auto_top_up_enabled and credit_balance < auto_top_up_threshold
+                        and credit_balance + (select amount from charged) >= auto_top_up_threshold, false) as crossed_top_up_threshold`,
     {
       contextWindow: step.contextWindow,
       handle: step.modelHandle ?? step.model,
@@ -75,9 +84,15 @@ export async function meterStep(trx: Knex | Knex.Transaction, step: MeteredStep)
     },
   );
   // A raw result's rows keep the column names PostgreSQL gives them: the snake-case mappers rename model rows only.
-  const row = (result.rows as Array<{ credit_balance: string; amount: string; model_tier: CreditModelTier }>)[0];
+  const row = (result.rows as Array<{ credit_balance: string; amount: string; model_tier: CreditModelTier; crossed_top_up_threshold: boolean }>)[0];
   if (!row) return null;
-  return { transactionId, amount: Number(row.amount), modelTier: row.model_tier, balance: Number(row.credit_balance) };
+  return {
+    transactionId,
+    amount: Number(row.amount),
+    modelTier: row.model_tier,
+    balance: Number(row.credit_balance),
+    crossedTopUpThreshold: row.crossed_top_up_threshold,
+  };
 }
 
 export type Booking = {

@@ -4,6 +4,8 @@ import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import {
   AddCardBody,
+  AutoTopUpSchema,
+  AutoTopUpStateSchema,
   BillingHistoryEntrySchema,
   BillingHistoryQuery,
   BillingInfoSchema,
@@ -22,7 +24,7 @@ const TAGS = ['console: billing'];
 /** A client's key for one purchase: the same key sent again is the same purchase, never a second charge. */
 const PurchaseHeaders = z.object({ 'idempotency-key': z.string().trim().min(1).max(200).optional() });
 
-/** Cards, credit purchases, plans and the billing history (spec 000 §3, §4, §7), through Stripe. */
+/** Cards, credit purchases, plans, auto top-up and the billing history (spec 000 §3, §4, §7), through Stripe. */
 export function paymentRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
@@ -113,6 +115,25 @@ export function paymentRoutes(services: AppServices): FastifyPluginAsyncZod {
         await services.payments.resumeSubscription(organizationId);
         return services.billing.billingInfo(organizationId);
       },
+    );
+
+    app.get(
+      '/organizations/self/auto-top-up',
+      { schema: { tags: TAGS, summary: 'Auto top-up settings (amounts in credits)', response: { 200: AutoTopUpStateSchema } } },
+      async (request) => services.autoTopUps.get(requireContext(request).organizationId),
+    );
+
+    app.put(
+      '/organizations/self/auto-top-up',
+      {
+        schema: {
+          tags: TAGS,
+          summary: 'Refill credits from the default card when a step takes the balance below the threshold',
+          body: AutoTopUpSchema,
+          response: { 200: AutoTopUpStateSchema },
+        },
+      },
+      async (request) => services.autoTopUps.set(requireContext(request).organizationId, request.body),
     );
 
     app.get(

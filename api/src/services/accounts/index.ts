@@ -7,7 +7,7 @@ import { createProjectService } from '../tenancy/projects.js';
 import { createTenantGuard } from '../tenancy/tenant-guard.js';
 import { createAccountService } from './account-service.js';
 import { createAdePreferenceService } from './ade-preferences.js';
-import { createOutboxNotifier, type Notifier } from './notifier.js';
+import { createOutboxNotifier, type Notifier } from '@engram/integrations/notifications';
 import { createOnboardingService } from './onboarding.js';
 import { createPostgresRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { createSessionService } from './sessions.js';

@@ -1,5 +1,6 @@
 import type { Database } from '@engram/db';
 import { unconfiguredGateway, type PaymentGateway } from '@engram/integrations/payments';
+import { createAutoTopUpService } from './auto-top-up-service.js';
 import { createGiftCodeService } from './gift-codes.js';
 import { createLedgerService } from './ledger-service.js';
 import { createPaymentService } from './payment-service.js';
@@ -12,6 +13,8 @@ export type BillingDeps = {
   mode: BillingMode;
   /** Stripe when STRIPE_SECRET_KEY is set; otherwise card operations answer one error naming the variable. */
   gateway?: PaymentGateway;
+  /** Signal-with-start of an organization's auto top-up workflow. */
+  requestTopUp: (organizationId: string) => Promise<void>;
   now?: () => Date;
 };
 
@@ -24,6 +27,7 @@ export function createBillingServices(deps: BillingDeps) {
   return {
     billing: createLedgerService(deps),
     payments: createPaymentService({ db: deps.db, gateway: deps.gateway ?? unconfiguredGateway, now: deps.now }),
+    autoTopUps: createAutoTopUpService({ db: deps.db, gateway: deps.gateway ?? unconfiguredGateway, requestTopUp: deps.requestTopUp }),
     giftCodes: createGiftCodeService(deps),
     referrals: createReferralService(deps),
     quotas: createQuotaService(deps),

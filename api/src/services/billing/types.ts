@@ -32,3 +32,9 @@ export type Usage = { used: number; limit: number };
 export type CardView = { card: PaymentCard; isDefault: boolean; isExpired: boolean };
 
 export type PurchaseResult = { payment: Payment; totalCredits: number };
+
+/** Spec 000 §3 "Auto top-up"; every amount in credits. */
+export type AutoTopUpSettings = { threshold: number; refillAmount: number; maxMonthlySpend: number | null; enabled: boolean };
+
+/** The settings, and why auto top-up turned itself off (a declined card) while it is off. */
+export type AutoTopUpState = AutoTopUpSettings & { disabledReason: string | null };

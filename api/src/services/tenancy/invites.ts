@@ -11,7 +11,7 @@ import {
 } from '@engram/db';
 import { UniqueViolationError } from 'objection';
 import { NotFoundError, badRequest } from '../../errors.js';
-import type { Notifier } from '../accounts/notifier.js';
+import type { Notifier } from '@engram/integrations/notifications';
 import { assertSeatAvailable, type Actor } from './members.js';
 
 const INVITE_TTL_MS = 14 * 24 * 60 * 60_000;
