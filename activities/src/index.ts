@@ -10,7 +10,7 @@ import { createScheduleActivities } from './schedules/index.js';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
 import { createOutboxNotifier, type Notifier } from '@engram/integrations/notifications';
 import { unconfiguredGateway, type PaymentGateway } from '@engram/integrations/payments';
-import { createAutoTopUpActivities } from './billing/index.js';
+import { createAutoTopUpActivities, createBillingPeriodActivities } from './billing/index.js';
 import type { ActivityTracing } from './agent-run/spans.js';
 
 /** `tracing`: model calls, tool executions and memory edits become spans of their run's trace (none when absent). */
@@ -40,6 +40,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTemplateMigrationActivities(deps),
     ...createBatchActivities(deps),
     ...createScheduleActivities(deps),
+    ...createBillingPeriodActivities(deps),
     ...createAutoTopUpActivities({ db: deps.db, payments: deps.payments ?? unconfiguredGateway, notifier: deps.notifier ?? createOutboxNotifier({ db: deps.db }) }),
   };
 }
@@ -54,6 +55,6 @@ export type { ToolActivities } from './tools/index.js';
 export type { ObservabilityActivities } from './observability/index.js';
 export type { BatchActivities } from './batches/index.js';
 export type { ScheduleActivities } from './schedules/index.js';
-export type { AutoTopUpActivities, AutoTopUpInput, AutoTopUpOutcome } from './billing/index.js';
+export type { AutoTopUpActivities, AutoTopUpInput, AutoTopUpOutcome, BillingPeriodActivities } from './billing/index.js';
 export { CHUNKS_PER_BATCH, type ChunkBatch, type FileIngestionActivities, type FileRef } from './files/index.js';
 export type { MigrationEnd, MigrationBatchResult, TemplateMigrationActivities } from './templates/index.js';

@@ -3,7 +3,7 @@ import { createDatabase, createSecretBox } from '@engram/db';
 import { parseBaseProviders } from '@engram/integrations/llm';
 import { createPaymentGateway } from '@engram/integrations/payments';
 import { createTelemetry, parseTelemetryConfig, TelemetryConfigError } from '@engram/integrations/telemetry';
-import { createTemporalClient, ensureTraceRetentionSchedule, parseTemporalConfig, ConfigError } from '@engram/temporal';
+import { createTemporalClient, ensureBillingPeriodSchedule, ensureTraceRetentionSchedule, parseTemporalConfig, ConfigError } from '@engram/temporal';
 import { buildApp } from './app.js';
 import { parseApiConfig } from './config.js';
 import { createServices } from './services/index.js';
@@ -50,6 +50,7 @@ async function main(): Promise<void> {
   });
   await services.adminUsers.grantConfiguredAdmins();
   await ensureTraceRetentionSchedule({ client: temporal, taskQueue: temporalConfig.taskQueue, retentionDays: telemetryConfig.retentionDays });
+  await ensureBillingPeriodSchedule({ client: temporal, taskQueue: temporalConfig.taskQueue });
   const app = await buildApp({ config, services, tracer: telemetry.tracer });
 
   closeWithGrace({ delay: 10_000 }, async ({ err }) => {

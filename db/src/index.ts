@@ -33,3 +33,4 @@ export {
   fileViewLimitsOfAgent,
 } from './queries/file-agents.js';
 export { meterStep, bookTransaction, priceOfStep, DOLLARS_PER_CREDIT, type MeteredStep, type StepCharge, type Booking, type Booked } from './queries/ledger.js';
+export { grantPeriodCredits, grantDueCredits, expireLapsedCredits, endCancelledPlans } from './queries/billing-periods.js';

@@ -3,6 +3,7 @@ export { createAgentRunClient, type AgentRunClient, type EnqueueRun } from './cl
 export { createFileIngestionClient, type FileIngestionClient } from './client/file-ingestion.js';
 export { ensureTraceRetentionSchedule } from './client/trace-retention.js';
 export { createAutoTopUpClient, type AutoTopUpClient } from './client/auto-top-ups.js';
+export { ensureBillingPeriodSchedule } from './client/billing-periods.js';
 export { createTemplateMigrationClient, type TemplateMigrationClient } from './client/template-migrations.js';
 export { createMessageBatchClient, type MessageBatchClient } from './client/message-batches.js';
 export {

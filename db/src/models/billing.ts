@@ -26,6 +26,8 @@ export class BillingAccount extends TenantModel {
   /** bigint arrives as a string from pg; read it with `Number(...)`. */
   declare creditBalance: string | number;
   declare isCancelled: boolean;
+  /** When a plan cancelled at the period end stops; the billing period schedule ends it then. */
+  declare cancelAt: Date | null;
   declare stripeCustomerId: string | null;
   declare stripeSubscriptionId: string | null;
   declare defaultPaymentMethodId: string | null;
@@ -53,6 +55,8 @@ export class CreditTransaction extends TenantModel {
   declare metadata: Record<string, unknown>;
   declare idempotencyKey: string | null;
   declare expiresAt: Date | null;
+  /** When the expiry of this (granted) addition was dealt with by the billing period schedule. */
+  declare expirySettledAt: Date | null;
 }
 
 export type StepCostEntry = { maxContextWindowSize: number; cost: number };

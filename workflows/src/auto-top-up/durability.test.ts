@@ -56,8 +56,8 @@ describe('an auto top-up survives the death of its worker mid-charge', () => {
     );
 
     const first = worker();
-    // Balance 0 (no grant booked for this tenant) is below the threshold: saving the settings asks for a top-up.
-    await services.autoTopUps.set(organizationId, { threshold: 500, refillAmount: 2000, maxMonthlySpend: null, enabled: true });
+    // The new organization's 5000 credits are below the threshold: saving the settings asks for a top-up.
+    await services.autoTopUps.set(organizationId, { threshold: 6000, refillAmount: 2000, maxMonthlySpend: null, enabled: true });
     await chargeArrived;
     await first.kill();
     release();
@@ -76,6 +76,6 @@ describe('an auto top-up survives the death of its worker mid-charge', () => {
     const additions = await CreditTransaction.query(stack.db).forOrg(organizationId).where('source', 'auto_top_up');
     expect(additions.map((addition) => Number(addition.amount))).toEqual([2000]);
     expect(await Payment.query(stack.db).forOrg(organizationId).where({ kind: 'auto_top_up', status: 'succeeded' }).resultSize()).toBe(1);
-    expect(await services.billing.balance(organizationId)).toBe(2000);
+    expect(await services.billing.balance(organizationId)).toBe(5000 + 2000);
   }, 180_000);
 });

@@ -67,7 +67,7 @@ export function createPaymentService(deps: { db: Database; gateway: PaymentGatew
     const period = billingPeriod(at);
     await db.transaction(async (trx) => {
       await Organization.query(trx).findById(organizationId).forUpdate().patch({ billingTier: tier });
-      await BillingAccount.query(trx).forOrg(organizationId).patch({ stripeSubscriptionId: paid.subscriptionId, isCancelled: false });
+      await BillingAccount.query(trx).forOrg(organizationId).patch({ stripeSubscriptionId: paid.subscriptionId, isCancelled: false, cancelAt: null });
       await Payment.query(trx)
         .insert({
           id: newPaymentId(),
@@ -214,20 +214,20 @@ export function createPaymentService(deps: { db: Database; gateway: PaymentGatew
       await recordPlan(organizationId, input.tier, paid, subscription.idempotencyKey, input.cardId);
     },
 
-    /** Cancels at the end of the period: the tier stays until then (`isCancelled`), when the billing schedule ends it. */
+    /** Cancels at the end of the period: the tier stays until then (`isCancelled`), when the billing period schedule ends it. */
     async cancelSubscription(organizationId: string): Promise<void> {
       const billing = await account(organizationId);
       if (!billing.stripeSubscriptionId) throw paymentError('Your organization has no paid plan to cancel');
       if (billing.isCancelled) throw paymentError('The plan is already cancelled');
       await paying(() => gateway.setCancelAtPeriodEnd(billing.stripeSubscriptionId as string, true));
-      await BillingAccount.query(db).forOrg(organizationId).patch({ isCancelled: true });
+      await BillingAccount.query(db).forOrg(organizationId).patch({ isCancelled: true, cancelAt: billingPeriod(now()).end });
     },
 
     async resumeSubscription(organizationId: string): Promise<void> {
       const billing = await account(organizationId);
       if (!billing.stripeSubscriptionId || !billing.isCancelled) throw paymentError('There is no cancelled plan to resume');
       await paying(() => gateway.setCancelAtPeriodEnd(billing.stripeSubscriptionId as string, false));
-      await BillingAccount.query(db).forOrg(organizationId).patch({ isCancelled: false });
+      await BillingAccount.query(db).forOrg(organizationId).patch({ isCancelled: false, cancelAt: null });
     },
 
     /** Paid charges, newest first; `cursor` is the id of the last entry of the previous page. */
