@@ -21,6 +21,7 @@ import * as traces from './20261127230000_traces.js';
 import * as rateLimitWindows from './20261128000000_rate_limit_windows.js';
 import * as cardPayments from './20261126100000_card_payments.js';
 import * as billingPeriods from './20261126110000_billing_periods.js';
+import * as inferenceCounters from './20261126120000_inference_counters.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -48,4 +49,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261128000000_rate_limit_windows', rateLimitWindows],
   ['20261126100000_card_payments', cardPayments],
   ['20261126110000_billing_periods', billingPeriods],
+  ['20261126120000_inference_counters', inferenceCounters],
 ];

@@ -2,6 +2,7 @@ import type { Database, SecretBox } from '@engram/db';
 import type { PaymentGateway } from '@engram/integrations/payments';
 import type { Client } from '@temporalio/client';
 import { createApiKeyService } from './tenancy/api-keys.js';
+import { createTierLimitGuard } from './tenancy/tier-limits.js';
 import { createOrganizationService } from './tenancy/organizations.js';
 import { createAccountServices, type AccountServiceOptions } from './accounts/index.js';
 import {
@@ -75,7 +76,9 @@ const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8283';
 
 /** Services are shared by the `/v1` and console routes; built once per process. */
 export function createServices(deps: ServiceDeps) {
-  const apiKeys = createApiKeyService({ db: deps.db });
+  // The tier limits of spec 000 §9, enforced where things are created when ENGRAM_BILLING=on.
+  const limits = createTierLimitGuard({ mode: deps.billingMode ?? 'off' });
+  const apiKeys = createApiKeyService({ db: deps.db, limits });
   const organizations = createOrganizationService({ db: deps.db, apiKeys });
   const topUps = createAutoTopUpClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const billingServices = createBillingServices({
@@ -92,6 +95,7 @@ export function createServices(deps: ServiceDeps) {
     notifier: deps.notifier,
     rateLimiter: deps.rateLimiter,
     supportChatSecret: deps.supportChatSecret,
+    limits,
   });
   const admin = createAdminServices({
     db: deps.db,
@@ -108,19 +112,19 @@ export function createServices(deps: ServiceDeps) {
   const runLog = { follow: (options: FollowOptions) => followRunLog({ db: deps.db, notifications: deps.notifications }, options) };
   const providers = createProviderService({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders });
   const models = createModelService({ providers });
-  const agents = createAgentService({ db: deps.db, secrets: deps.secrets, models, organizations, quotas: billingServices.quotas });
+  const agents = createAgentService({ db: deps.db, secrets: deps.secrets, models, organizations, limits });
   const coreMemory = createCoreMemoryService({ db: deps.db, secrets: deps.secrets });
   const agentTools = createAgentToolService({ db: deps.db });
   const contextWindow = createContextWindowService({ db: deps.db });
-  const blocks = createBlockService({ db: deps.db, secrets: deps.secrets, organizations });
+  const blocks = createBlockService({ db: deps.db, secrets: deps.secrets, organizations, limits });
   const identities = createIdentityService({ db: deps.db, secrets: deps.secrets, organizations });
   const agentTags = createAgentTagService({ db: deps.db });
   const mcpConnections = deps.mcpConnections ?? createMcpConnectionPool();
   const mcp = createMcpServices({ db: deps.db, secrets: deps.secrets, agentTools, connections: mcpConnections });
-  const agentFiles = createAgentFileService({ db: deps.db, secrets: deps.secrets, models, organizations });
+  const agentFiles = createAgentFileService({ db: deps.db, secrets: deps.secrets, models, organizations, limits });
   // One manager per process, so the tools and sandbox-config routes never build the same venv at once.
   const venvs = createVenvManager({ root: defaultVenvRoot() });
-  const tools = createToolService({ db: deps.db, secrets: deps.secrets, venvs });
+  const tools = createToolService({ db: deps.db, secrets: deps.secrets, venvs, limits });
   const toolGenerator = createToolGenerator({ models, providers });
   const sandboxConfigs = createSandboxConfigService({ db: deps.db, secrets: deps.secrets, venvs });
   const agentToolRuns = createAgentToolRunService({
@@ -128,7 +132,7 @@ export function createServices(deps: ServiceDeps) {
     executeTool: createExecuteTool({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders, venvs, mcpConnections }),
   });
   const fileIngestion = createFileIngestionClient({ client: deps.temporal, taskQueue: deps.taskQueue });
-  const folders = createFolderService({ db: deps.db, models, fileIngestion });
+  const folders = createFolderService({ db: deps.db, models, fileIngestion, limits });
   const agentFolders = createAgentFolderService({ db: deps.db, secrets: deps.secrets });
   const templates = createTemplateService({
     db: deps.db,
@@ -136,6 +140,7 @@ export function createServices(deps: ServiceDeps) {
     agentFiles,
     organizations,
     migrations: createTemplateMigrationClient({ client: deps.temporal, taskQueue: deps.taskQueue }),
+    limits,
   });
   return {
     apiKeys,

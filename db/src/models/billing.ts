@@ -38,6 +38,10 @@ export class BillingAccount extends TenantModel {
   /** Why auto top-up turned itself off (the card was declined); cleared when it is turned on again. */
   declare autoTopUpFailure: string | null;
   declare referralCode: string | null;
+  /** The month (`YYYY-MM`, UTC) the inference counters are of; metering starts them again in a later month. */
+  declare usagePeriod: string | null;
+  declare freeInferences: number;
+  declare premiumInferences: number;
 }
 
 /** One entry of the credit ledger. Amounts are positive credits; `type` says which way they went. */

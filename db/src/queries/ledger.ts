@@ -29,8 +29,9 @@ export type MeteredStep = {
 /**
  * Charges one step, in the caller's transaction and in one SQL statement: reads the model's step cost (its
  * handle's row, else its name's, else `*`), books one subtraction keyed by the step id, stamps the step with the
- * transaction id, and moves the organization's balance by the same amount, saying whether that crossed the auto
- * top-up threshold. A step already charged is not charged again (null).
+ * transaction id, moves the organization's balance by the same amount and counts the month's requests of the model's
+ * tier, saying whether the charge crossed the auto top-up threshold. A step already charged is not charged again
+ * (null).
  */
 export async function meterStep(trx: Knex | Knex.Transaction, step: MeteredStep): Promise<StepCharge | null> {
   const transactionId = newTransactionId();
@@ -64,10 +65,18 @@ export async function meterStep(trx: Knex | Knex.Transaction, step: MeteredStep)
      ), stamped as (
        update steps set tid = :transactionId where id = :stepId and exists (select 1 from charged)
      )
-     insert into billing_accounts (organization_id, credit_balance)
-     select :organizationId, -charged.amount from charged
+     insert into billing_accounts (organization_id, credit_balance, usage_period, free_inferences, premium_inferences)
+     select :organizationId, -charged.amount, to_char(now() at time zone 'UTC', 'YYYY-MM'),
+            (charged.model_tier = 'free')::int, (charged.model_tier = 'premium')::int
+       from charged
      on conflict (organization_id) do update
-       set credit_balance = billing_accounts.credit_balance + excluded.credit_balance, updated_at = now()
+       set credit_balance = billing_accounts.credit_balance + excluded.credit_balance,
+           free_inferences = excluded.free_inferences
+             + case when billing_accounts.usage_period = excluded.usage_period then billing_accounts.free_inferences else 0 end,
+           premium_inferences = excluded.premium_inferences
+             + case when billing_accounts.usage_period = excluded.usage_period then billing_accounts.premium_inferences else 0 end,
+           usage_period = excluded.usage_period,
+           updated_at = now()
      returning credit_balance, (select amount from charged) as amount, (select model_tier from charged) as model_tier,
                coalesce(auto_top_up_enabled and credit_balance < auto_top_up_threshold
                         and credit_balance + (select amount from charged) >= auto_top_up_threshold, false) as crossed_top_up_threshold`,

@@ -24,10 +24,14 @@ export const FullQuotasSchema = z
     identities: UsageSchema,
     projects: UsageSchema,
     dataSources: UsageSchema,
+    templates: UsageSchema,
+    tools: UsageSchema,
     premiumInferencesPerMonth: UsageSchema,
     freeInferencesPerMonth: UsageSchema,
     storage: UsageSchema,
     memoryBlocks: UsageSchema,
+    apiKeys: UsageSchema,
+    members: UsageSchema,
   })
   .meta({ id: 'FullQuotas' });
 

@@ -26,7 +26,7 @@ export type UsageBucket = {
   completionTokens: number;
 };
 
-export type Usage = { used: number; limit: number };
+export type Usage = { used: number; limit: number | null };
 
 /** A saved card with Engram's flags. */
 export type CardView = { card: PaymentCard; isDefault: boolean; isExpired: boolean };

@@ -9,6 +9,7 @@ import type { BlockPatch } from './types.js';
 import { keysetPage, type PageRequest } from '../shared/paging.js';
 import { findIdentity } from '../identities/identity-views.js';
 import type { OrganizationService } from '../tenancy/organizations.js';
+import type { TierLimitGuard } from '../tenancy/tier-limits.js';
 import { substringPattern } from './substring-pattern.js';
 
 /** The template bookkeeping fields a block carries; Engram stores them for clients but gives them no meaning. */
@@ -59,6 +60,8 @@ export type BlockServiceDeps = {
   db: Database;
   secrets: SecretBox;
   organizations: Pick<OrganizationService, 'resolveProject'>;
+  /** The tier's block limit (non-template blocks), enforced while billing is on. */
+  limits: Pick<TierLimitGuard, 'assertWithinLimit'>;
 };
 
 /** PostgreSQL's SQLSTATE for a unique constraint violation. */
@@ -149,27 +152,30 @@ export function createBlockService(deps: BlockServiceDeps) {
       const limit = input.limit ?? DEFAULT_BLOCK_LIMIT;
       if (value.length > limit) throw blockLimitError(['body', 'value'], value.length, limit);
       const projectId = await projectFor(ctx, input.project_id);
-      return Block.query(db).insert({
-        id: newId('block'),
-        organizationId: ctx.organizationId,
-        projectId,
-        label: input.label,
-        value,
-        limit,
-        description: input.description ?? null,
-        readOnly: input.read_only ?? false,
-        hidden: input.hidden ?? null,
-        metadata: input.metadata ?? {},
-        tags: input.tags ?? [],
-        preserveOnMigration: input.preserve_on_migration ?? false,
-        isTemplate: input.is_template ?? false,
-        templateName: input.template_name ?? null,
-        templateId: input.template_id ?? null,
-        baseTemplateId: input.base_template_id ?? null,
-        deploymentId: input.deployment_id ?? null,
-        entityId: input.entity_id ?? null,
-        createdById: ctx.userId,
-        lastUpdatedById: ctx.userId,
+      return db.transaction(async (trx) => {
+        if (!input.is_template) await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'blocks');
+        return Block.query(trx).insert({
+          id: newId('block'),
+          organizationId: ctx.organizationId,
+          projectId,
+          label: input.label,
+          value,
+          limit,
+          description: input.description ?? null,
+          readOnly: input.read_only ?? false,
+          hidden: input.hidden ?? null,
+          metadata: input.metadata ?? {},
+          tags: input.tags ?? [],
+          preserveOnMigration: input.preserve_on_migration ?? false,
+          isTemplate: input.is_template ?? false,
+          templateName: input.template_name ?? null,
+          templateId: input.template_id ?? null,
+          baseTemplateId: input.base_template_id ?? null,
+          deploymentId: input.deployment_id ?? null,
+          entityId: input.entity_id ?? null,
+          createdById: ctx.userId,
+          lastUpdatedById: ctx.userId,
+        });
       });
     },
 

@@ -26,6 +26,7 @@ import type { AgentFileService } from '../agent-files/agent-file-service.js';
 import type { AgentService, InitialMessageInput } from '../agents/agent-service.js';
 import { EVERY_RELATIONSHIP } from '../agents/agent-views.js';
 import type { OrganizationService } from '../tenancy/organizations.js';
+import type { TierLimitGuard } from '../tenancy/tier-limits.js';
 import { agentInputOf, sameSnapshot, snapshotOfAgent } from './snapshots.js';
 import type { MigrationView, TemplateView, VersionRef } from './types.js';
 
@@ -35,6 +36,8 @@ export type TemplateServiceDeps = {
   agentFiles: Pick<AgentFileService, 'importFile'>;
   organizations: Pick<OrganizationService, 'resolveProject'>;
   migrations: TemplateMigrationClient;
+  /** The tier's template limit, enforced while billing is on. */
+  limits: Pick<TierLimitGuard, 'assertWithinLimit'>;
 };
 
 export type TemplateSource = { type: 'agent'; agentId: string } | { type: 'agent_file'; agentFile: Record<string, unknown>; updateExistingTools: boolean };
@@ -71,6 +74,14 @@ function randomTemplateName(): string {
 
 export function createTemplateService(deps: TemplateServiceDeps) {
   const { db } = deps;
+
+  /** A new template, within the tier's template limit. */
+  async function insertTemplate(ctx: RequestContext, row: Pick<AgentTemplate, 'projectId' | 'name' | 'description' | 'workingSnapshot'>): Promise<AgentTemplate> {
+    return db.transaction(async (trx) => {
+      await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'templates');
+      return AgentTemplate.query(trx).insert({ id: newId('template'), organizationId: ctx.organizationId, ...row, latestVersion: 0, simulatedAgentId: null });
+    });
+  }
 
   async function viewOf(ctx: RequestContext, template: AgentTemplate): Promise<TemplateView> {
     const project = await Project.query(db).forOrg(ctx.organizationId).findById(template.projectId);
@@ -234,16 +245,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       await assertNameFree(ctx, name);
       const projectId = await deps.organizations.resolveProject(ctx.organizationId, input.projectId ? { id: input.projectId } : ctx.project);
       const snapshot = await snapshotOfSource(ctx, input.source, projectId);
-      const template = await AgentTemplate.query(db).insert({
-        id: newId('template'),
-        organizationId: ctx.organizationId,
-        projectId,
-        name,
-        description: input.description ?? null,
-        workingSnapshot: snapshot,
-        latestVersion: 0,
-        simulatedAgentId: null,
-      });
+      const template = await insertTemplate(ctx, { projectId, name, description: input.description ?? null, workingSnapshot: snapshot });
       await saveVersion(ctx, template.id, 'Initial version');
       return viewOf(ctx, await findById(ctx, template.id));
     },
@@ -347,16 +349,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       const name = newName ?? `${source.name}-fork`;
       assertName(name, rules, ['body', 'name']);
       await assertNameFree(ctx, name);
-      const template = await AgentTemplate.query(db).insert({
-        id: newId('template'),
-        organizationId: ctx.organizationId,
-        projectId: source.projectId,
-        name,
-        description: source.description,
-        workingSnapshot: source.workingSnapshot,
-        latestVersion: 0,
-        simulatedAgentId: null,
-      });
+      const template = await insertTemplate(ctx, { projectId: source.projectId, name, description: source.description, workingSnapshot: source.workingSnapshot });
       await saveVersion(ctx, template.id, `Forked from ${source.name}`);
       return viewOf(ctx, await findById(ctx, template.id));
     },

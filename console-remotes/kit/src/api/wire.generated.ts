@@ -454,6 +454,14 @@ export type FullQuotas = {
     used: number;
     limit: number | null;
   };
+  templates: {
+    used: number;
+    limit: number | null;
+  };
+  tools: {
+    used: number;
+    limit: number | null;
+  };
   premiumInferencesPerMonth: {
     used: number;
     limit: number | null;
@@ -467,6 +475,14 @@ export type FullQuotas = {
     limit: number | null;
   };
   memoryBlocks: {
+    used: number;
+    limit: number | null;
+  };
+  apiKeys: {
+    used: number;
+    limit: number | null;
+  };
+  members: {
     used: number;
     limit: number | null;
   };
