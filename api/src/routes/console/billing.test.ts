@@ -3,9 +3,9 @@ import { BillingAccount, CreditTransaction, Step } from '@engram/db';
 import { startAgentTestContext, type AgentTestContext } from '@engram/testing/agent-test-context';
 import { signUp, type ConsoleUser } from './console-test-support.js';
 
-// The mechanism at a count that runs in seconds; bench/ drives the large count.
-const AGENTS = 5;
-const MESSAGES_PER_AGENT = 4;
+// 200 steps sent at once across 20 agents (each agent's runs take turns in its queue, the agents run side by side).
+const AGENTS = 20;
+const MESSAGES_PER_AGENT = 10;
 const USAGE = { prompt_tokens: 300, completion_tokens: 20, total_tokens: 320 };
 /** The seeded step cost of gpt-4o-mini at its 128k context window (the 200 000-token row of the free table). */
 const FREE_STEP_COST = 4;
@@ -58,7 +58,7 @@ describe('metering', () => {
     stepIds = (await Step.query(ctx.stack.db).forOrg(user.organizationId).select('id')).map((step) => step.id);
   }, 240_000);
 
-  it('charges every step once, in the ledger and the maintained balance', async () => {
+  it('charges every step once, in the ledger and the maintained balance, which reconciles with the ledger', async () => {
     expect(stepIds).toHaveLength(AGENTS * MESSAGES_PER_AGENT);
     const charges = await CreditTransaction.query(ctx.stack.db).forOrg(user.organizationId).where('source', 'inference');
     expect(charges).toHaveLength(stepIds.length);
