@@ -15,6 +15,7 @@ import { runFileIngestionBench } from './file-ingestion.js';
 import { createEngramHttpClient, SCRIPTED_REPLY, type EngramHttpClient } from './http.js';
 import { startBenchInfrastructure } from './infra.js';
 import { formatReport, writeResults, type BenchResults } from './report.js';
+import { measureMeteringCost } from './scenarios/metering.js';
 import { measureMessageList, putHistoryInContext, seedConversation } from './scenarios/message-list.js';
 import { measureOneStepOverhead } from './scenarios/one-step.js';
 import { breakDownSends } from './scenarios/send-breakdown.js';
@@ -112,9 +113,10 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const bare = await startBareWorkflowRunner({ temporalAddress: infrastructure.temporalAddress, namespace: 'default' });
   teardown.defer(() => bare.stop());
   const client = createEngramHttpClient(stack.baseUrl, stack.apiKey);
+  const billedClient = createEngramHttpClient(stack.billedBaseUrl, stack.apiKey);
   log(`API on ${stack.baseUrl}, worker ${options.workerPlacement}`);
 
-  log(`1/5 one-step sends and bare workflows: ${options.warmup} warm-up + ${options.samples} samples each`);
+  log(`1/6 one-step sends and bare workflows: ${options.warmup} warm-up + ${options.samples} samples each`);
   const oneStep = await measureOneStepOverhead(
     { client, bare, queryCounts: stack.queryCounts },
     { agentIds: await createAgents(client, 'one-step', LATENCY_AGENTS), warmup: options.warmup, samples: options.samples },
@@ -123,14 +125,22 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const engramMs = summarize(oneStep.sendLatenciesMs);
   const bareTemporalMs = summarize(oneStep.bareLatenciesMs);
 
-  log(`2/5 streamed sends: ${options.warmup} warm-up + ${options.samples} samples`);
+  log(`2/6 billing off vs on: ${options.warmup} warm-up + ${options.samples} samples each`);
+  const metering = await measureMeteringCost(
+    { off: client, on: billedClient, queryCounts: stack.queryCounts },
+    { agentIds: await createAgents(client, 'metering', LATENCY_AGENTS), warmup: options.warmup, samples: options.samples },
+  );
+  const billingOffMs = summarize(metering.offLatenciesMs);
+  const billingOnMs = summarize(metering.onLatenciesMs);
+
+  log(`3/6 streamed sends: ${options.warmup} warm-up + ${options.samples} samples`);
   const stream = await measureStreamLatency(client, {
     agentIds: await createAgents(client, 'stream', LATENCY_AGENTS),
     warmup: options.warmup,
     samples: options.samples,
   });
 
-  log(`3/5 throughput: ${THROUGHPUT_AGENTS} agents x ${THROUGHPUT_MESSAGES_PER_AGENT} messages`);
+  log(`4/6 throughput: ${THROUGHPUT_AGENTS} agents x ${THROUGHPUT_MESSAGES_PER_AGENT} messages`);
   const throughputAgents = await createAgents(client, 'throughput', THROUGHPUT_AGENTS);
   const cpuMeter = createCpuMeter({ db: stack.db, temporalServerPid: infrastructure.temporalServerPid, workerPid: stack.workerPid });
   const { result: throughput, cpu } = await cpuMeter.measure(() =>
@@ -139,7 +149,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const completedSends = Math.max(1, throughput.completed);
   const perMessage = (ms: number | null) => (ms === null ? null : ms / completedSends);
 
-  log(`4/5 message list: seeding ${SMALL_HISTORY} and ${LARGE_HISTORY} messages`);
+  log(`5/6 message list: seeding ${SMALL_HISTORY} and ${LARGE_HISTORY} messages`);
   const [smallHistoryAgent, largeHistoryAgent] = (await createAgents(client, 'history', 2)) as [string, string];
   await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: smallHistoryAgent, count: SMALL_HISTORY });
   await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: largeHistoryAgent, count: LARGE_HISTORY });
@@ -149,7 +159,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   await putHistoryInContext(stack.db, largeHistoryAgent);
   const stored100kInContextMs = summarize(await measureMessageList(client, { ...listPlan, agentId: largeHistoryAgent }));
 
-  log(`5/5 file ingestion: ${INGESTED_FILE_BYTES / 1e6} MB of markdown`);
+  log(`6/6 file ingestion: ${INGESTED_FILE_BYTES / 1e6} MB of markdown`);
   const fileIngestion = await runFileIngestionBench(
     { db: stack.db, temporal: stack.temporal, taskQueue: stack.taskQueue, organizationId: stack.organizationId },
     { bytes: INGESTED_FILE_BYTES, log },
@@ -183,6 +193,13 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
         const summary = summarize(segment.samplesMs);
         return { segment: segment.label, meanMs: summary.mean, p50Ms: summary.p50, shareOfMean: summary.mean / engramMs.mean };
       }),
+    },
+    billing: {
+      offMs: billingOffMs,
+      onMs: billingOnMs,
+      p50DifferenceMs: billingOnMs.p50 - billingOffMs.p50,
+      queriesOff: metering.queriesOff,
+      queriesOn: metering.queriesOn,
     },
     stream: {
       firstByteMs: summarize(stream.firstByteMs),
