@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FileIngestionBenchResult } from './file-ingestion.js';
 import type { TemplateMigrationBenchResult } from './template-migration.js';
+import type { SendQueries } from './scenarios/metering.js';
 import type { QueryCounts } from './stack.js';
 import type { Summary } from './stats.js';
 import type { BatchThroughputMeasurement } from './scenarios/batch.js';
@@ -26,6 +27,8 @@ export type BenchResults = {
     queriesPerSend: QueryCounts;
     breakdown: Array<{ segment: string; meanMs: number; p50Ms: number; shareOfMean: number }>;
   };
+  /** The same one-step send through the API with ENGRAM_BILLING off and on, alternating, on one worker. */
+  billing: { offMs: Summary; onMs: Summary; p50DifferenceMs: number; queriesOff: SendQueries; queriesOn: SendQueries };
   stream: { firstByteMs: Summary; firstAssistantFrameMs: Summary; totalMs: Summary };
   throughput: {
     agents: number;
@@ -60,8 +63,10 @@ const latencyRow = (label: string, summary: Summary) => [label, ms(summary.p50),
 
 const cpuCell = (value: number | null) => (value === null ? 'n/a' : ms(value));
 
+const countCell = (value: number | null) => (value === null ? 'n/a (separate process)' : value.toFixed(1));
+
 export function formatReport(results: BenchResults): string {
-  const { machine, setup, oneStepSend, stream, throughput, messageList, fileIngestion, templateMigration, batch } = results;
+  const { machine, setup, oneStepSend, billing, stream, throughput, messageList, fileIngestion, templateMigration, batch } = results;
   const worker =
     setup.workerPlacement === 'in-process'
       ? 'the worker runs in the same process as the API (--worker-process runs it as a separate process)'
@@ -82,12 +87,23 @@ export function formatReport(results: BenchResults): string {
       latencyRow('bare Temporal: workflow + 1 no-op activity', oneStepSend.bareTemporalMs),
       ['ratio Engram / bare', `${oneStepSend.ratio.p50.toFixed(1)}x`, `${oneStepSend.ratio.p99.toFixed(1)}x`, '', ''],
     ]),
-    `   SQL statements per send: API ${queries.api.toFixed(1)}, worker ${queries.worker === null ? 'n/a (separate process)' : queries.worker.toFixed(1)}`,
+    `   SQL statements per send: API ${queries.api.toFixed(1)}, worker ${countCell(queries.worker)} (of which metering ${countCell(queries.metering)})`,
     '',
     "   Where a send's time goes (consecutive segments; their means add up to the mean latency):",
     table(
       ['segment', 'mean', 'p50', 'share'],
       oneStepSend.breakdown.map((row) => [row.segment, ms(row.meanMs), ms(row.p50Ms), `${(row.shareOfMean * 100).toFixed(0)}%`]),
+    ),
+    '',
+    '1b. Billing: the same one-step send with ENGRAM_BILLING=off and =on (alternating; every step is metered either way, on adds the run\'s admission)',
+    table(LATENCY_HEADERS, [latencyRow('billing off', billing.offMs), latencyRow('billing on', billing.onMs)]),
+    `   p50 difference on - off: ${billing.p50DifferenceMs.toFixed(1)} ms`,
+    table(
+      ['SQL statements per send', 'API', 'worker', 'of which metering'],
+      [
+        ['billing off', billing.queriesOff.api.toFixed(1), countCell(billing.queriesOff.worker), countCell(billing.queriesOff.metering)],
+        ['billing on', billing.queriesOn.api.toFixed(1), countCell(billing.queriesOn.worker), countCell(billing.queriesOn.metering)],
+      ],
     ),
     '',
     '2. Streaming: POST /v1/agents/{id}/messages/stream (default options, so the first event is a ping)',

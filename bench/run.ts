@@ -16,6 +16,7 @@ import { runTemplateMigrationBench } from './template-migration.js';
 import { createEngramHttpClient, SCRIPTED_REPLY, type EngramHttpClient } from './http.js';
 import { startBenchInfrastructure } from './infra.js';
 import { formatReport, writeResults, type BenchResults } from './report.js';
+import { measureMeteringCost } from './scenarios/metering.js';
 import { measureMessageList, putHistoryInContext, seedConversation } from './scenarios/message-list.js';
 import { measureOneStepOverhead } from './scenarios/one-step.js';
 import { breakDownSends } from './scenarios/send-breakdown.js';
@@ -119,9 +120,10 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const bare = await startBareWorkflowRunner({ temporalAddress: infrastructure.temporalAddress, namespace: 'default' });
   teardown.defer(() => bare.stop());
   const client = createEngramHttpClient(stack.baseUrl, stack.apiKey);
+  const billedClient = createEngramHttpClient(stack.billedBaseUrl, stack.apiKey);
   log(`API on ${stack.baseUrl}, worker ${options.workerPlacement}`);
 
-  log(`1/7 one-step sends and bare workflows: ${options.warmup} warm-up + ${options.samples} samples each`);
+  log(`1/8 one-step sends and bare workflows: ${options.warmup} warm-up + ${options.samples} samples each`);
   const oneStep = await measureOneStepOverhead(
     { client, bare, queryCounts: stack.queryCounts },
     { agentIds: await createAgents(client, 'one-step', LATENCY_AGENTS), warmup: options.warmup, samples: options.samples },
@@ -130,14 +132,22 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const engramMs = summarize(oneStep.sendLatenciesMs);
   const bareTemporalMs = summarize(oneStep.bareLatenciesMs);
 
-  log(`2/7 streamed sends: ${options.warmup} warm-up + ${options.samples} samples`);
+  log(`2/8 billing off vs on: ${options.warmup} warm-up + ${options.samples} samples each`);
+  const metering = await measureMeteringCost(
+    { off: client, on: billedClient, queryCounts: stack.queryCounts },
+    { agentIds: await createAgents(client, 'metering', LATENCY_AGENTS), warmup: options.warmup, samples: options.samples },
+  );
+  const billingOffMs = summarize(metering.offLatenciesMs);
+  const billingOnMs = summarize(metering.onLatenciesMs);
+
+  log(`3/8 streamed sends: ${options.warmup} warm-up + ${options.samples} samples`);
   const stream = await measureStreamLatency(client, {
     agentIds: await createAgents(client, 'stream', LATENCY_AGENTS),
     warmup: options.warmup,
     samples: options.samples,
   });
 
-  log(`3/7 throughput: ${THROUGHPUT_AGENTS} agents x ${THROUGHPUT_MESSAGES_PER_AGENT} messages`);
+  log(`4/8 throughput: ${THROUGHPUT_AGENTS} agents x ${THROUGHPUT_MESSAGES_PER_AGENT} messages`);
   const throughputAgents = await createAgents(client, 'throughput', THROUGHPUT_AGENTS);
   const cpuMeter = createCpuMeter({ db: stack.db, temporalServerPid: infrastructure.temporalServerPid, workerPid: stack.workerPid });
   const { result: throughput, cpu } = await cpuMeter.measure(() =>
@@ -146,7 +156,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const completedSends = Math.max(1, throughput.completed);
   const perMessage = (ms: number | null) => (ms === null ? null : ms / completedSends);
 
-  log(`4/7 message list: seeding ${SMALL_HISTORY} and ${LARGE_HISTORY} messages`);
+  log(`5/8 message list: seeding ${SMALL_HISTORY} and ${LARGE_HISTORY} messages`);
   const [smallHistoryAgent, largeHistoryAgent] = (await createAgents(client, 'history', 2)) as [string, string];
   await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: smallHistoryAgent, count: SMALL_HISTORY });
   await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: largeHistoryAgent, count: LARGE_HISTORY });
@@ -156,18 +166,18 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   await putHistoryInContext(stack.db, largeHistoryAgent);
   const stored100kInContextMs = summarize(await measureMessageList(client, { ...listPlan, agentId: largeHistoryAgent }));
 
-  log(`5/7 file ingestion: ${INGESTED_FILE_BYTES / 1e6} MB of markdown`);
+  log(`6/8 file ingestion: ${INGESTED_FILE_BYTES / 1e6} MB of markdown`);
   const fileIngestion = await runFileIngestionBench(
     { db: stack.db, temporal: stack.temporal, taskQueue: stack.taskQueue, organizationId: stack.organizationId },
     { bytes: INGESTED_FILE_BYTES, log },
   );
 
-  log(`6/7 template migration: ${MIGRATED_AGENTS} agents with 3 blocks each`);
+  log(`7/8 template migration: ${MIGRATED_AGENTS} agents with 3 blocks each`);
   const templateMigration = await runTemplateMigrationBench(
     { baseUrl: stack.baseUrl, apiKey: stack.apiKey, db: stack.db, organizationId: stack.organizationId, cpuMeter },
     { agents: MIGRATED_AGENTS, log },
   );
-  log(`7/7 batch: ${BATCH_AGENTS * BATCH_REQUESTS_PER_AGENT} requests over ${BATCH_AGENTS} agents in one message batch`);
+  log(`8/8 batch: ${BATCH_AGENTS * BATCH_REQUESTS_PER_AGENT} requests over ${BATCH_AGENTS} agents in one message batch`);
   const batch = await measureBatchThroughput(client, {
     agentIds: await createAgents(client, 'batch', BATCH_AGENTS),
     requestsPerAgent: BATCH_REQUESTS_PER_AGENT,
@@ -202,6 +212,13 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
         const summary = summarize(segment.samplesMs);
         return { segment: segment.label, meanMs: summary.mean, p50Ms: summary.p50, shareOfMean: summary.mean / engramMs.mean };
       }),
+    },
+    billing: {
+      offMs: billingOffMs,
+      onMs: billingOnMs,
+      p50DifferenceMs: billingOnMs.p50 - billingOffMs.p50,
+      queriesOff: metering.queriesOff,
+      queriesOn: metering.queriesOn,
     },
     stream: {
       firstByteMs: summarize(stream.firstByteMs),

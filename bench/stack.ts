@@ -13,11 +13,16 @@ const NAMESPACE = 'default';
 
 export type WorkerPlacement = 'in-process' | 'child-process';
 
-/** SQL statements sent so far (transaction BEGIN/COMMIT included); the worker's only when it runs in this process. */
-export type QueryCounts = { api: number; worker: number | null };
+/**
+ * SQL statements sent so far (transaction BEGIN/COMMIT included): the API's, the API's with billing on (its own pool),
+ * and the worker's and of those the metering ones (`meterStep`) when the worker runs in this process.
+ */
+export type QueryCounts = { api: number; billedApi: number; worker: number | null; metering: number | null };
 
 export type BenchStack = {
   baseUrl: string;
+  /** The same API with ENGRAM_BILLING=on (tiers, quotas and credits enforced), on the same database and worker. */
+  billedBaseUrl: string;
   apiKey: string;
   organizationId: string;
   /** The API's pool; the bench seeds and inspects data through it. */
@@ -31,15 +36,29 @@ export type BenchStack = {
   stop(): Promise<void>;
 };
 
-type RunningWorker = { pid: number | null; queryCount(): number | null; stop(): Promise<void> };
+/** The statements sent between two readings, per unit of work (a send). */
+export function queriesPer(before: QueryCounts, after: QueryCounts, units: number): QueryCounts {
+  const per = (from: number | null, to: number | null) => (from === null || to === null ? null : (to - from) / units);
+  return {
+    api: (after.api - before.api) / units,
+    billedApi: (after.billedApi - before.billedApi) / units,
+    worker: per(before.worker, after.worker),
+    metering: per(before.metering, after.metering),
+  };
+}
 
-function countQueries(db: Database): () => number {
+type RunningWorker = { pid: number | null; queryCount(): number | null; meteringCount(): number | null; stop(): Promise<void> };
+
+function countQueries(db: Database, only: (sql: string) => boolean = () => true): () => number {
   let count = 0;
-  db.on('query', () => {
-    count += 1;
+  db.on('query', (query: { sql: string }) => {
+    if (only(query.sql)) count += 1;
   });
   return () => count;
 }
+
+/** `meterStep`'s one statement: the step's price, its ledger entry, the step's tid and the balance. */
+const isMeteringStatement = (sql: string) => sql.includes('insert into transactions') && sql.includes('on conflict (step_id)');
 
 async function startInProcessWorker(
   endpoints: BenchEndpoints,
@@ -50,6 +69,7 @@ async function startInProcessWorker(
   // A pool of its own with the production default size, as the worker process would have.
   const db = createDatabase({ url: endpoints.databaseUrl });
   const queryCount = countQueries(db);
+  const meteringCount = countQueries(db, isMeteringStatement);
   const { worker, connection } = await createWorker({
     address: endpoints.temporalAddress,
     namespace: NAMESPACE,
@@ -61,6 +81,7 @@ async function startInProcessWorker(
   return {
     pid: null,
     queryCount,
+    meteringCount,
     async stop() {
       worker.shutdown();
       await running;
@@ -80,6 +101,7 @@ function startWorkerProcess(env: NodeJS.ProcessEnv): RunningWorker {
   return {
     pid: child.pid ?? null,
     queryCount: () => null,
+    meteringCount: () => null,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
@@ -125,6 +147,19 @@ export async function startBenchStack(
     const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
     stops.push(() => app.close());
 
+    // The hosted product's API beside it: the same database and task queue, its own pool so its statements count apart.
+    const billedDb = createDatabase({ url: endpoints.databaseUrl });
+    stops.push(() => billedDb.destroy());
+    const billedApiQueryCount = countQueries(billedDb);
+    const billedServices = createServices({ db: billedDb, temporal, taskQueue, secrets, baseProviders: options.baseProviders, notifications, billingMode: 'on' });
+    const billedApp = await buildApp({
+      config: { ...parseApiConfig({ ENGRAM_BILLING: 'on' }), port: 0, logLevel: 'silent', streamPingIntervalMs: 20_000 },
+      services: billedServices,
+      logger: false,
+    });
+    const billedBaseUrl = await billedApp.listen({ port: 0, host: '127.0.0.1' });
+    stops.push(() => billedApp.close());
+
     const worker =
       options.workerPlacement === 'in-process'
         ? await startInProcessWorker(endpoints, taskQueue, options.baseProviders, secrets)
@@ -144,15 +179,20 @@ export async function startBenchStack(
     stops.push(() => worker.stop());
 
     const tenant = await services.organizations.createWithAdmin({ name: 'bench', adminName: 'bench admin' });
+    // With billing on, the largest plan and a balance no bench run spends, so nothing is refused: what is measured is
+    // the cost of checking, not a refusal.
+    await db('organizations').where('id', tenant.organizationId).update({ billing_tier: 'enterprise' });
+    await services.billing.addCredits(tenant.organizationId, { amount: 100_000_000, note: 'bench' });
     return {
       baseUrl,
+      billedBaseUrl,
       apiKey: tenant.apiKey.key,
       organizationId: tenant.organizationId,
       db,
       temporal,
       taskQueue,
       workerPid: worker.pid,
-      queryCounts: () => ({ api: apiQueryCount(), worker: worker.queryCount() }),
+      queryCounts: () => ({ api: apiQueryCount(), billedApi: billedApiQueryCount(), worker: worker.queryCount(), metering: worker.meteringCount() }),
       stop,
     };
   } catch (error) {

@@ -2,6 +2,7 @@
 import { ensureTemporalCli } from '@engram/temporal';
 import { ensureJaeger } from '@engram/testing/jaeger';
 import { ensureTemporalServer } from '@engram/testing/temporal-cluster';
+import { ensureStripeMock } from '@engram/testing/stripe-mock';
 
 const log = (line: string) => console.log(`[engram] ${line}`);
 const cli = ensureTemporalCli({ log });
@@ -10,3 +11,5 @@ console.log(`[engram] Temporal CLI: ${cli}`);
 console.log(`[engram] Temporal server: ${ensureTemporalServer({ log }).server}`);
 // The OTLP export test sends spans to a real Jaeger; building it takes minutes once, so it is done here, not in a test.
 console.log(`[engram] Jaeger: ${ensureJaeger({ log })}`);
+// The payment tests send Engram's Stripe calls to stripe-mock, Stripe's API emulator (about a minute to build once).
+console.log(`[engram] stripe-mock: ${ensureStripeMock({ log })}`);

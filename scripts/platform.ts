@@ -31,7 +31,7 @@ import {
   writeWorkflowBundle,
   type DevServer,
 } from '@engram/temporal';
-import { createApiKeyService, createOrganizationService, parseApiConfig } from '@engram/api';
+import { createApiKeyService, createTierLimitGuard, createOrganizationService, parseApiConfig } from '@engram/api';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -257,7 +257,8 @@ async function main(): Promise<void> {
     if (applied.length > 0) log(`applied migrations: ${applied.join(', ')}`);
 
     const secretKey = process.env.ENGRAM_SECRET_KEY ?? readOrCreateSecretKey(path.join(dataDir, 'secret-key'));
-    const organizations = createOrganizationService({ db, apiKeys: createApiKeyService({ db }) });
+    // The first-start key is issued, not created: no tier limit applies to it.
+    const organizations = createOrganizationService({ db, apiKeys: createApiKeyService({ db, limits: createTierLimitGuard({ mode: 'off' }) }) });
     const credentialsFile = path.join(dataDir, 'credentials');
     const created = await organizations.bootstrapIfEmpty();
     if (created) {

@@ -12,6 +12,9 @@ import { createSleeptimeActivities } from './sleeptime/index.js';
 import { createAgentCallActivities } from './agent-calls/index.js';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
 import type { SandboxIsolation } from '@engram/integrations/sandbox';
+import { createOutboxNotifier, type Notifier } from '@engram/integrations/notifications';
+import { unconfiguredGateway, type PaymentGateway } from '@engram/integrations/payments';
+import { createAutoTopUpActivities, createBillingPeriodActivities } from './billing/index.js';
 import type { ActivityTracing } from './agent-run/spans.js';
 
 /** `tracing`: model calls, tool executions and memory edits become spans of their run's trace (none when absent). */
@@ -22,6 +25,12 @@ export type ActivityDeps = {
   tracing?: ActivityTracing;
   /** How the worker isolates local tools, found once at its start (ENGRAM_UNSAFE_LOCAL_TOOLS decides what happens where namespaces are unavailable). */
   sandboxIsolation?: SandboxIsolation;
+  /** Charges auto top-ups (Stripe when STRIPE_SECRET_KEY is set; otherwise a top-up fails with an error naming it). */
+  payments?: PaymentGateway;
+  /** Tells admins about a declined auto top-up; the outbox alone unless the worker is given an SMTP notifier. */
+  notifier?: Notifier;
+  /** Signals the organization's auto top-up workflow when a step takes its balance below the threshold. */
+  requestTopUp?: (organizationId: string) => Promise<void>;
 };
 
 /** Every activity the worker registers, built from injected dependencies. */
@@ -38,6 +47,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createGroupActivities(deps),
     ...createSleeptimeActivities(deps),
     ...createAgentCallActivities(deps),
+    ...createBillingPeriodActivities(deps),
+    ...createAutoTopUpActivities({ db: deps.db, payments: deps.payments ?? unconfiguredGateway, notifier: deps.notifier ?? createOutboxNotifier({ db: deps.db }) }),
   };
 }
 
@@ -54,5 +65,6 @@ export type { ScheduleActivities } from './schedules/index.js';
 export type { GroupActivities, GroupTurnPlan, MemberRunOutcome, MemberRole } from './groups/index.js';
 export type { SleeptimeActivities, SleeptimeRun } from './sleeptime/index.js';
 export type { AgentCallActivities, AgentCallAnswer, PlannedAgentCalls } from './agent-calls/index.js';
+export type { AutoTopUpActivities, AutoTopUpInput, AutoTopUpOutcome, BillingPeriodActivities } from './billing/index.js';
 export { CHUNKS_PER_BATCH, type ChunkBatch, type FileIngestionActivities, type FileRef } from './files/index.js';
 export type { MigrationEnd, MigrationBatchResult, TemplateMigrationActivities } from './templates/index.js';

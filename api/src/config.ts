@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { ConfigError, firstIssueLine, parseTemporalConfig, withoutEmptyValues } from '@engram/temporal';
+import { parsePaymentsConfig, PaymentsConfigError, type PaymentsConfig } from '@engram/integrations/payments';
+import { NotifierConfigError, parseSmtpConfig, type SmtpConfig } from '@engram/integrations/notifications';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -10,10 +12,6 @@ export const ApiConfigSchema = z.object({
   STREAM_PING_INTERVAL_SECONDS: z.coerce.number().positive().default(20),
   STREAM_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
   ENGRAM_MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
-  ENGRAM_SMTP_URL: z
-    .url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL, like smtp://user:password@mail.example.com:587' })
-    .optional(),
-  ENGRAM_EMAIL_FROM: z.string().min(3).default('Engram <no-reply@localhost>'),
   ENGRAM_SUPPORT_CHAT_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   NODE_ENV: z.string().optional(),
   ENGRAM_DEVELOPMENT_OUTBOX: z.enum(['true', 'false']).optional(),
@@ -44,7 +42,7 @@ export type ApiConfig = {
   /** Largest file a folder upload accepts; a larger one is refused with 413 before it is stored. */
   maxUploadBytes: number;
   /** Where emails are delivered; without it they stay in the outbox table (the console reads codes from there in development). */
-  smtp: { url: string; from: string } | null;
+  smtp: SmtpConfig;
   /** Signs support-chat identities; without it the console gets no support-chat token. */
   supportChatSecret: string | null;
   /**
@@ -68,6 +66,8 @@ export type ApiConfig = {
    * limits, quotas and the credit balance, as the hosted product does.
    */
   billingMode: 'on' | 'off';
+  /** STRIPE_SECRET_KEY and STRIPE_API_BASE: card payments through Stripe; null without a key. */
+  payments: PaymentsConfig;
   /** ENGRAM_ADMIN_EMAILS, lower-cased: accounts with these emails are platform admins (besides the first-start admin). */
   adminEmails: string[];
   /**
@@ -90,7 +90,7 @@ export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
     streamPingIntervalMs: parsed.data.STREAM_PING_INTERVAL_SECONDS * 1000,
     streamPollIntervalMs: parsed.data.STREAM_POLL_INTERVAL_MS,
     maxUploadBytes: parsed.data.ENGRAM_MAX_UPLOAD_BYTES,
-    smtp: parsed.data.ENGRAM_SMTP_URL ? { url: parsed.data.ENGRAM_SMTP_URL, from: parsed.data.ENGRAM_EMAIL_FROM } : null,
+    smtp: asConfigError(() => parseSmtpConfig(env), NotifierConfigError),
     supportChatSecret: parsed.data.ENGRAM_SUPPORT_CHAT_SECRET ?? null,
     exposeDevelopmentOutbox: parsed.data.ENGRAM_DEVELOPMENT_OUTBOX
       ? parsed.data.ENGRAM_DEVELOPMENT_OUTBOX === 'true'
@@ -102,5 +102,15 @@ export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
     cloudAccessCodes: parsed.data.ENGRAM_CLOUD_ACCESS_CODES ?? [],
     publicUrl: (parsed.data.ENGRAM_PUBLIC_URL ?? `http://${parsed.data.HOST}:${parsed.data.PORT}`).replace(/\/+$/, ''),
     billingMode: parsed.data.ENGRAM_BILLING,
+    payments: asConfigError(() => parsePaymentsConfig(env), PaymentsConfigError),
   };
+}
+
+/** A setting parsed by a module the worker shares: its error becomes the API's one-line ConfigError. */
+function asConfigError<T>(parse: () => T, errorClass: new (...args: never[]) => Error): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw error instanceof errorClass ? new ConfigError(error.message) : error;
+  }
 }

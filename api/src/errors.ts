@@ -194,14 +194,19 @@ export const badRequest = (errorCode: string, message: string, extra?: Record<st
 
 /**
  * A tier limit or the credit balance refuses the request (spec 000 §8, 001 §8): on the console API a 400 with
- * the spec's code (`usageLimit`, `maxUsage`, …) and the limit; on `/v1` a 402 `{message, limit}`.
+ * the spec's code (`usageLimit`, `maxUsage`, …) and the limit; on `/v1` a 402 `{message, limit}`. A per-minute
+ * rate (files per minute) says when to try again: 429 with `Retry-After` on both.
  */
 export class TierLimitError extends ConsoleError {
   constructor(
     errorCode: string,
     message: string,
     readonly limit: number,
+    readonly retryAfterSeconds?: number,
   ) {
-    super('bad_request', errorCode, message, { limit });
+    super(retryAfterSeconds === undefined ? 'bad_request' : 'rate_limited', errorCode, message, {
+      limit,
+      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+    });
   }
 }

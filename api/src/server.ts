@@ -1,13 +1,14 @@
 import closeWithGrace from 'close-with-grace';
 import { createDatabase, createSecretBox } from '@engram/db';
 import { parseBaseProviders } from '@engram/integrations/llm';
+import { createPaymentGateway } from '@engram/integrations/payments';
 import { createTelemetry, parseTelemetryConfig, TelemetryConfigError } from '@engram/integrations/telemetry';
-import { createTemporalClient, ensureTraceRetentionSchedule, parseTemporalConfig, ConfigError } from '@engram/temporal';
+import { createTemporalClient, ensureBillingPeriodSchedule, ensureTraceRetentionSchedule, parseTemporalConfig, ConfigError } from '@engram/temporal';
 import { buildApp } from './app.js';
 import { parseApiConfig } from './config.js';
 import { createServices } from './services/index.js';
 import { createNotificationHub } from './services/runs/notification-hub.js';
-import { createSmtpNotifier } from './services/accounts/smtp-notifier.js';
+import { createSmtpNotifier } from '@engram/integrations/notifications';
 
 /** API process entry: parse config once, compose, listen, and close gracefully. */
 async function main(): Promise<void> {
@@ -44,11 +45,13 @@ async function main(): Promise<void> {
     supportChatSecret: config.supportChatSecret ?? undefined,
     publicUrl: config.publicUrl,
     billingMode: config.billingMode,
+    payments: createPaymentGateway(config.payments),
     adminEmails: config.adminEmails,
     cloudAccessCodes: config.cloudAccessCodes,
   });
   await services.adminUsers.grantConfiguredAdmins();
   await ensureTraceRetentionSchedule({ client: temporal, taskQueue: temporalConfig.taskQueue, retentionDays: telemetryConfig.retentionDays });
+  await ensureBillingPeriodSchedule({ client: temporal, taskQueue: temporalConfig.taskQueue });
   const app = await buildApp({ config, services, tracer: telemetry.tracer });
 
   closeWithGrace({ delay: 10_000 }, async ({ err }) => {

@@ -1,6 +1,6 @@
 import type { BareWorkflowRunner } from '../bare/runner.js';
 import type { EngramHttpClient, SyncSendResult } from '../http.js';
-import type { QueryCounts } from '../stack.js';
+import { queriesPer, type QueryCounts } from '../stack.js';
 
 export type OneStepMeasurement = {
   sends: SyncSendResult[];
@@ -40,12 +40,6 @@ export async function measureOneStepOverhead(
     sends,
     sendLatenciesMs,
     bareLatenciesMs,
-    queriesPerSend: {
-      api: (queriesAfter.api - queriesBefore.api) / plan.samples,
-      worker:
-        queriesAfter.worker === null || queriesBefore.worker === null
-          ? null
-          : (queriesAfter.worker - queriesBefore.worker) / plan.samples,
-    },
+    queriesPerSend: queriesPer(queriesBefore, queriesAfter, plan.samples),
   };
 }

@@ -17,3 +17,4 @@ export * from './llm/anthropic-payload.js';
 export * from './messages/stored-content.js';
 export * from './trace-attributes.js';
 export * from './groups/speakers.js';
+export * from './billing/billing-period.js';

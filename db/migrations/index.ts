@@ -24,6 +24,9 @@ import * as modelCallReservations from './20261126500000_model_call_reservations
 import * as billingSettings from './20261126510000_billing_settings.js';
 import * as groups from './20261126400000_groups.js';
 import * as groupTurnsAndAgentCalls from './20261126410000_group_turns_and_agent_calls.js';
+import * as cardPayments from './20261126100000_card_payments.js';
+import * as billingPeriods from './20261126110000_billing_periods.js';
+import * as inferenceCounters from './20261126120000_inference_counters.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -54,4 +57,7 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261126510000_billing_settings', billingSettings],
   ['20261126400000_groups', groups],
   ['20261126410000_group_turns_and_agent_calls', groupTurnsAndAgentCalls],
+  ['20261126100000_card_payments', cardPayments],
+  ['20261126110000_billing_periods', billingPeriods],
+  ['20261126120000_inference_counters', inferenceCounters],
 ];

@@ -43,3 +43,4 @@ export {
   type ModelRateLimit,
 } from './queries/model-calls.js';
 export { meterStep, bookTransaction, priceOfStep, DOLLARS_PER_CREDIT, type MeteredStep, type StepCharge, type Booking, type Booked } from './queries/ledger.js';
+export { grantPeriodCredits, grantDueCredits, expireLapsedCredits, endCancelledPlans } from './queries/billing-periods.js';

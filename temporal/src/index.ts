@@ -2,6 +2,8 @@ export { createTemporalClient, type TemporalClientOptions } from './client/conne
 export { createAgentRunClient, type AgentRunClient, type EnqueueRun } from './client/agent-runs.js';
 export { createFileIngestionClient, type FileIngestionClient } from './client/file-ingestion.js';
 export { ensureTraceRetentionSchedule } from './client/trace-retention.js';
+export { createAutoTopUpClient, type AutoTopUpClient } from './client/auto-top-ups.js';
+export { ensureBillingPeriodSchedule } from './client/billing-periods.js';
 export { createTemplateMigrationClient, type TemplateMigrationClient } from './client/template-migrations.js';
 export { createMessageBatchClient, type MessageBatchClient } from './client/message-batches.js';
 export { createGroupTurnClient, type GroupTurnClient } from './client/group-turns.js';

@@ -3,6 +3,8 @@ import { createDatabase, createSecretBox } from '@engram/db';
 import { parseBaseProviders } from '@engram/integrations/llm';
 import { describeSandboxIsolation, detectSandboxIsolation } from '@engram/integrations/sandbox';
 import { createTelemetry, parseTelemetryConfig, TelemetryConfigError } from '@engram/integrations/telemetry';
+import { createPaymentGateway, parsePaymentsConfig, PaymentsConfigError } from '@engram/integrations/payments';
+import { createOutboxNotifier, createSmtpNotifier, NotifierConfigError, parseSmtpConfig } from '@engram/integrations/notifications';
 import { parseTemporalConfig, ConfigError } from './config.js';
 import { DEFAULT_BUNDLE_PATH } from './bundle.js';
 import { createWorker } from './worker.js';
@@ -23,6 +25,8 @@ async function main(): Promise<void> {
   const sandboxIsolation = await detectSandboxIsolation({ allowUnsafeLocalTools: temporal.unsafeLocalTools });
   const sandboxState = describeSandboxIsolation(sandboxIsolation);
   createStartupAnnouncer(logOptions)(sandboxState.level, sandboxState.message);
+  const payments = parsePaymentsConfig(process.env);
+  const smtp = parseSmtpConfig(process.env);
   const db = createDatabase({ url: databaseUrl });
   const telemetry = createTelemetry({ db, serviceName: 'engram-worker', otlpEndpoint: telemetryConfig.otlpEndpoint, recordContent: telemetryConfig.recordContent });
   const { worker, connection } = await createWorker({
@@ -35,6 +39,15 @@ async function main(): Promise<void> {
       baseProviders: parseBaseProviders(process.env),
       secrets: createSecretBox(secretKey),
       sandboxIsolation,
+      payments: createPaymentGateway(payments),
+      notifier: smtp
+        ? createSmtpNotifier({
+            db,
+            smtpUrl: smtp.url,
+            from: smtp.from,
+            onDeliveryFailure: (error, { subject }) => console.error(`[engram] email "${subject}" not delivered; it stays in the outbox:`, error),
+          })
+        : createOutboxNotifier({ db }),
     },
     telemetry,
   });
@@ -48,6 +61,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError || error instanceof TelemetryConfigError ? error.message : error);
+  const oneLine = [ConfigError, TelemetryConfigError, PaymentsConfigError, NotifierConfigError].some((kind) => error instanceof kind);
+  console.error(oneLine && error instanceof Error ? error.message : error);
   process.exit(1);
 });

@@ -1,7 +1,9 @@
+import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type ActivityInterceptorsFactory } from '@temporalio/worker';
 import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { createActivities, type ActivityDeps } from '@engram/activities';
 import type { Telemetry } from '@engram/integrations/telemetry';
+import { createAutoTopUpClient } from './client/auto-top-ups.js';
 
 export type EngramWorkerOptions = {
   address: string;
@@ -31,12 +33,18 @@ function tracingOptions(telemetry: Telemetry | undefined) {
 
 export async function createWorker(options: EngramWorkerOptions): Promise<EngramWorker> {
   const connection = await NativeConnection.connect({ address: options.address });
+  // Activities signal workflows of their own (a step that crosses the auto top-up threshold) over the same connection.
+  const topUps = createAutoTopUpClient({ client: new Client({ connection, namespace: options.namespace }), taskQueue: options.taskQueue });
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowBundle: { codePath: options.workflowBundlePath },
-    activities: createActivities({ ...options.activityDeps, tracing: options.telemetry ?? options.activityDeps.tracing }),
+    activities: createActivities({
+      ...options.activityDeps,
+      tracing: options.telemetry ?? options.activityDeps.tracing,
+      requestTopUp: (organizationId) => topUps.request(organizationId),
+    }),
     ...tracingOptions(options.telemetry),
   });
   return { worker, connection };

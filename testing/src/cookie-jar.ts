@@ -54,8 +54,8 @@ export class ConsoleClient {
     readonly jar: CookieJar = new CookieJar(),
   ) {}
 
-  async request(method: string, path: string, body?: unknown): Promise<ConsoleResponse> {
-    const headers: Record<string, string> = {};
+  async request(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<ConsoleResponse> {
+    const headers: Record<string, string> = { ...extraHeaders };
     const cookie = this.jar.header();
     if (cookie) headers.cookie = cookie;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -71,7 +71,7 @@ export class ConsoleClient {
   }
 
   get = (path: string) => this.request('GET', path);
-  post = (path: string, body?: unknown) => this.request('POST', path, body);
+  post = (path: string, body?: unknown, headers?: Record<string, string>) => this.request('POST', path, body, headers);
   put = (path: string, body?: unknown) => this.request('PUT', path, body);
   patch = (path: string, body?: unknown) => this.request('PATCH', path, body);
   delete = (path: string) => this.request('DELETE', path);

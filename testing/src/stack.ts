@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import { createDatabase, createSecretBox, type Database } from '@engram/db';
 import { createTemporalClient, createWorker, type EngramWorker } from '@engram/temporal';
 import { createTelemetry, type Telemetry } from '@engram/integrations/telemetry';
+import { createPaymentGateway } from '@engram/integrations/payments';
 import { buildApp, createNotificationHub, createServices, parseApiConfig, type AppServices, type BaseProvider } from '@engram/api';
 import type { CreatedTenant } from '@engram/api';
 
@@ -57,6 +58,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   const baseProviders = options.baseProviders ?? [];
   const notifications = await createNotificationHub({ databaseUrl: inject('databaseUrl') });
   const apiConfig = parseApiConfig(options.apiEnv ?? {});
+  const payments = createPaymentGateway(apiConfig.payments);
   const services = createServices({
     db,
     temporal,
@@ -67,6 +69,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     billingMode: apiConfig.billingMode,
     adminEmails: apiConfig.adminEmails,
     cloudAccessCodes: apiConfig.cloudAccessCodes,
+    payments,
   });
   const app = await buildApp({
     config: { ...apiConfig, port: 0, logLevel: 'silent', streamPingIntervalMs: options.pingIntervalMs ?? 20_000 },
@@ -84,7 +87,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       namespace: 'default',
       taskQueue,
       workflowBundlePath: inject('workflowBundlePath'),
-      activityDeps: { db, baseProviders, secrets },
+      activityDeps: { db, baseProviders, secrets, payments },
       telemetry,
     });
     workerRun = worker.worker.run();
@@ -110,6 +113,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       TEMPORAL_TASK_QUEUE: taskQueue,
       ENGRAM_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
       ENGRAM_SECRET_KEY: secretKey,
+      ...Object.fromEntries(Object.entries(options.apiEnv ?? {}).filter(([name]) => name.startsWith('STRIPE_'))),
       ...Object.fromEntries(baseProviders.filter((provider) => provider.providerType === 'openai').flatMap((provider) => [['OPENAI_API_KEY', provider.apiKey ?? 'test'], ['OPENAI_BASE_URL', provider.baseUrl]])),
     },
     createTenant,

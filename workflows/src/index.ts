@@ -7,3 +7,5 @@ export { messageBatchWorkflow } from './batch-messages/workflow.js';
 export { templateMigrationWorkflow } from './template-migration/workflow.js';
 export { scheduledMessageWorkflow } from './scheduled-message/workflow.js';
 export { groupTurnWorkflow } from './group-turn/workflow.js';
+export { autoTopUpWorkflow } from './auto-top-up/workflow.js';
+export { billingPeriodWorkflow } from './billing-period/workflow.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { trace } from '@opentelemetry/api';
+import { log } from '@temporalio/activity';
 import {
   decideAfterText,
   decideAfterTools,
@@ -207,10 +208,11 @@ function limitSteps(outcome: StepOutcome, input: { stepIndex: number; maxSteps: 
  * retried activity returns the first outcome instead of applying the step twice. Calls of sandboxed
  * tools are handed back to the workflow, which runs them and then calls `completeToolStep`.
  */
-export function createApplyModelTurn(deps: { db: Database; tracing?: ActivityTracing }) {
+export function createApplyModelTurn(deps: { db: Database; tracing?: ActivityTracing; requestTopUp?: (organizationId: string) => Promise<void> }) {
   const { tracer, recordContent } = tracingOf(deps);
   return async function applyModelTurn(input: ApplyTurnInput): Promise<ApplyTurnOutcome> {
-    return deps.db.transaction(async (trx) => {
+    let crossedTopUpThreshold = false;
+    const outcome = await deps.db.transaction(async (trx): Promise<ApplyTurnOutcome> => {
       const done = await Step.query(trx).forOrg(input.organizationId).findById(input.stepId);
       if (done?.outcome) {
         const record = done.outcome as unknown as StepRecord;
@@ -244,7 +246,7 @@ export function createApplyModelTurn(deps: { db: Database; tracing?: ActivityTra
         llmRequestNs: turn.llmRequestNs,
         traceId: trace.getActiveSpan()?.spanContext().traceId ?? null,
       } as unknown as Step);
-      await meterStep(trx, {
+      const charge = await meterStep(trx, {
         organizationId: input.organizationId,
         stepId: input.stepId,
         agentId: run.agentId,
@@ -255,6 +257,7 @@ export function createApplyModelTurn(deps: { db: Database; tracing?: ActivityTra
         promptTokens: turn.usage.prompt_tokens,
         completionTokens: turn.usage.completion_tokens,
       });
+      crossedTopUpThreshold = charge?.crossedTopUpThreshold ?? false;
       if (input.stepIndex === 0 && run.ttftNs === null) {
         await Run.query(trx).forOrg(input.organizationId).findById(run.id).patch({ ttftNs: turn.llmRequestNs });
       }
@@ -361,6 +364,14 @@ export function createApplyModelTurn(deps: { db: Database; tracing?: ActivityTra
       await closeStep(trx, context, input, writer, record, memoryChanged, now);
       return record.phase === 'done' ? record.outcome : { stop: false, ruleState: record.ruleState, pendingToolCalls: record.pendingToolCalls };
     });
+    // After the commit, so the top-up reads the charged balance. The step stands whether or not the signal gets
+    // through: a lost one waits for the next crossing, or for auto top-up to be saved again.
+    if (crossedTopUpThreshold && deps.requestTopUp) {
+      await deps.requestTopUp(input.organizationId).catch((error: unknown) => {
+        log.warn('auto top-up could not be requested', { organizationId: input.organizationId, error: String(error) });
+      });
+    }
+    return outcome;
   };
 }
 

@@ -7,7 +7,14 @@ import { createCallModel } from './call-model.js';
 import type { ActivityTracing } from './spans.js';
 import { createFinishedRuns, createFinishRun, createMarkRunAbandoned, createSendRunCallback } from './finish-run.js';
 
-export type AgentRunDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox; tracing?: ActivityTracing };
+export type AgentRunDeps = {
+  db: Database;
+  baseProviders: BaseProviderConfig[];
+  secrets: SecretBox;
+  tracing?: ActivityTracing;
+  /** Signals the organization's auto top-up when a metered step takes the balance below its threshold. */
+  requestTopUp?: (organizationId: string) => Promise<void>;
+};
 
 export function createAgentRunActivities(deps: AgentRunDeps) {
   return {

@@ -110,7 +110,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const error = asInputError(raised) as FastifyError;
     if (error instanceof RateLimitedError && error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
     if (isConsoleRequest(request)) return sendConsoleError(error, request, reply);
-    if (error instanceof TierLimitError) return send(reply, 402, { message: error.message, limit: error.limit });
+    if (error instanceof TierLimitError) {
+      if (error.retryAfterSeconds === undefined) return send(reply, 402, { message: error.message, limit: error.limit });
+      reply.header('retry-after', String(error.retryAfterSeconds));
+      return send(reply, 429, { message: error.message, limit: error.limit });
+    }
     if (error instanceof UnprocessableError) {
       return send(reply, 422, { detail: [{ loc: error.loc, msg: error.message, type: error.type }] });
     }

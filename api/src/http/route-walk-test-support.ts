@@ -28,9 +28,12 @@ export function unknownValue(param: string): string {
   if (shaped) {
     // A resource parameter gets a value of its own id shape, so the walk reaches access control and the lookup.
     const uuid = randomUUID();
-    // Besides ids, a template migration is named by its workflow id.
-    const prefixes = [...Object.values(ID_PREFIXES), 'archive', 'passage', 'sandbox', 'sandbox-env', `template-migration-${ID_PREFIXES.templateMigration}`];
-    const candidates = prefixes.map((prefix) => `${prefix}-${uuid}`);
+    const candidates = [
+      // Besides ids, a template migration is named by its workflow id.
+      ...[...Object.values(ID_PREFIXES), 'archive', 'passage', 'sandbox', 'sandbox-env', `template-migration-${ID_PREFIXES.templateMigration}`].map((prefix) => `${prefix}-${uuid}`),
+      // Stripe's ids: a saved card is named by its PaymentMethod id.
+      `pm_${uuid.replace(/-/g, '')}`,
+    ];
     const fitting = [uuid, ...candidates].find((candidate) => shaped(candidate));
     if (fitting) return fitting;
   }

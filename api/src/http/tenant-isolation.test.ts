@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, Organization, Step, VerifiedDomain, newId } from '@engram/db';
+import { Agent, Organization, PaymentCard, Step, VerifiedDomain, newId } from '@engram/db';
 import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
 import { ConsoleClient } from '@engram/testing/cookie-jar';
 import { inviteMember, signUp, type ConsoleUser } from '../routes/console/console-test-support.js';
@@ -115,6 +115,10 @@ async function populateTenantA(): Promise<TenantA> {
   const simulated = await admin.client.get(`/agent-templates/${template.body.id}/simulated-agents/default`);
   for (const made of [template, blockTemplate, version, deployment, migration, simulated]) expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
   const group = await v1(apiKey, 'POST', '/groups/', { agent_ids: [agent.id], description: `${TAG} group`, shared_block_ids: [standaloneBlock.id] });
+  // A saved card, as a confirmed setup intent leaves it (this stack has no Stripe).
+  const card = await PaymentCard.query(stack.db)
+    .insert({ organizationId: admin.organizationId, id: `pm_${TAG.replace(/-/g, '_')}`, brand: 'visa', last4: '4242', expMonth: 12, expYear: 2099, name: null, billingAddress: {} } as unknown as PaymentCard)
+    .returning('*');
   const oauthApp = await createTestOAuthApp(stack, { grantTypes: ['device_code'], isPublicClient: true, name: `${TAG} app` });
   const connection = await connectThroughDevice(stack, admin, oauthApp);
 
@@ -149,6 +153,7 @@ async function populateTenantA(): Promise<TenantA> {
     environmentVariableId: variable.body.id,
     key: variable.body.key,
     developmentServerId: server.body.developmentServer.id,
+    methodId: card.id,
     // A client-side token by the id lists show (the whole token never leaves A).
     token: clientToken.token.split('.')[0],
     clientId: oauthApp.clientId,

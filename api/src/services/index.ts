@@ -1,11 +1,14 @@
 import type { Database, SecretBox } from '@engram/db';
+import type { PaymentGateway } from '@engram/integrations/payments';
 import type { Client } from '@temporalio/client';
 import { createApiKeyService } from './tenancy/api-keys.js';
+import { createTierLimitGuard } from './tenancy/tier-limits.js';
 import { createOrganizationService } from './tenancy/organizations.js';
 import { createAccountServices, type AccountServiceOptions } from './accounts/index.js';
 import { createPostgresRateLimiter } from './accounts/rate-limiter.js';
 import {
   createAgentRunClient,
+  createAutoTopUpClient,
   createFileIngestionClient,
   createGroupTurnClient,
   createMessageBatchClient,
@@ -70,6 +73,8 @@ export type ServiceDeps = {
   publicUrl?: string;
   /** ENGRAM_BILLING (`ApiConfig.billing`): `off` (default) meters without refusing, `on` enforces tiers and credits. */
   billingMode?: BillingMode;
+  /** Card payments (Stripe, from `ApiConfig.payments`); without one, card operations answer an error naming STRIPE_SECRET_KEY. */
+  payments?: PaymentGateway;
   /** ENGRAM_ADMIN_EMAILS (`ApiConfig.adminEmails`): accounts with these emails are platform admins. */
   adminEmails?: readonly string[];
   /** ENGRAM_CLOUD_ACCESS_CODES (`ApiConfig.cloudAccessCodes`): without any, every organization may run agents. */
@@ -81,9 +86,17 @@ const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8283';
 
 /** Services are shared by the `/v1` and console routes; built once per process. */
 export function createServices(deps: ServiceDeps) {
-  const apiKeys = createApiKeyService({ db: deps.db });
+  // The tier limits of spec 000 §9, enforced where things are created when ENGRAM_BILLING=on.
+  const limits = createTierLimitGuard({ mode: deps.billingMode ?? 'off' });
+  const apiKeys = createApiKeyService({ db: deps.db, limits });
   const organizations = createOrganizationService({ db: deps.db, apiKeys });
-  const billingServices = createBillingServices({ db: deps.db, mode: deps.billingMode ?? 'off' });
+  const topUps = createAutoTopUpClient({ client: deps.temporal, taskQueue: deps.taskQueue });
+  const billingServices = createBillingServices({
+    db: deps.db,
+    mode: deps.billingMode ?? 'off',
+    gateway: deps.payments,
+    requestTopUp: (organizationId) => topUps.request(organizationId),
+  });
   const agentRuns = createAgentRunClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const messages = createMessageService({ db: deps.db });
   // One limiter for every budget (sign-in, password reset, access codes): its counters live in PostgreSQL.
@@ -94,6 +107,7 @@ export function createServices(deps: ServiceDeps) {
     notifier: deps.notifier,
     rateLimiter,
     supportChatSecret: deps.supportChatSecret,
+    limits,
   });
   const admin = createAdminServices({
     db: deps.db,
@@ -120,7 +134,11 @@ export function createServices(deps: ServiceDeps) {
   const providers = createProviderService({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders });
   const models = createModelService({ providers });
   const batches = createBatchService({ db: deps.db, messageBatches: createMessageBatchClient({ client: deps.temporal, taskQueue: deps.taskQueue }) });
-  const groups = createGroupService({ db: deps.db, organizations });
+  const groups = createGroupService({
+    db: deps.db,
+    organizations,
+    admitGroup: (trx, organizationId) => limits.assertWithinLimit(trx, organizationId, 'groups'),
+  });
   const groupMessages = createGroupMessageService({ db: deps.db, groupTurns: createGroupTurnClient({ client: deps.temporal, taskQueue: deps.taskQueue }) });
   const groupTurnLog = { follow: (options: FollowTurnOptions) => followGroupTurn({ db: deps.db, notifications: deps.notifications }, options) };
   const agents = createAgentService({
@@ -128,21 +146,21 @@ export function createServices(deps: ServiceDeps) {
     secrets: deps.secrets,
     models,
     organizations,
-    quotas: billingServices.quotas,
+    limits,
     sleeptimeGroups: groups.sleeptimeGroups,
   });
   const coreMemory = createCoreMemoryService({ db: deps.db, secrets: deps.secrets });
   const agentTools = createAgentToolService({ db: deps.db });
   const contextWindow = createContextWindowService({ db: deps.db });
-  const blocks = createBlockService({ db: deps.db, secrets: deps.secrets, organizations });
+  const blocks = createBlockService({ db: deps.db, secrets: deps.secrets, organizations, limits });
   const identities = createIdentityService({ db: deps.db, secrets: deps.secrets, organizations });
   const agentTags = createAgentTagService({ db: deps.db });
   const mcpConnections = deps.mcpConnections ?? createMcpConnectionPool();
   const mcp = createMcpServices({ db: deps.db, secrets: deps.secrets, agentTools, connections: mcpConnections });
-  const agentFiles = createAgentFileService({ db: deps.db, secrets: deps.secrets, models, organizations });
+  const agentFiles = createAgentFileService({ db: deps.db, secrets: deps.secrets, models, organizations, limits });
   // One manager per process, so the tools and sandbox-config routes never build the same venv at once.
   const venvs = createVenvManager({ root: defaultVenvRoot() });
-  const tools = createToolService({ db: deps.db, secrets: deps.secrets, venvs });
+  const tools = createToolService({ db: deps.db, secrets: deps.secrets, venvs, limits });
   const toolGenerator = createToolGenerator({ models, providers });
   const sandboxConfigs = createSandboxConfigService({ db: deps.db, secrets: deps.secrets, venvs });
   const agentToolRuns = createAgentToolRunService({
@@ -150,7 +168,7 @@ export function createServices(deps: ServiceDeps) {
     executeTool: createExecuteTool({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders, venvs, mcpConnections }),
   });
   const fileIngestion = createFileIngestionClient({ client: deps.temporal, taskQueue: deps.taskQueue });
-  const folders = createFolderService({ db: deps.db, models, fileIngestion });
+  const folders = createFolderService({ db: deps.db, models, fileIngestion, limits });
   const agentFolders = createAgentFolderService({ db: deps.db, secrets: deps.secrets });
   const simulatedAgents = createSimulatedAgentService({ db: deps.db, agents, messageHistory });
   const templates = createTemplateService({
@@ -160,6 +178,7 @@ export function createServices(deps: ServiceDeps) {
     organizations,
     migrations: createTemplateMigrationClient({ client: deps.temporal, taskQueue: deps.taskQueue }),
     simulatedAgents,
+    limits,
   });
   const blockTemplates = createBlockTemplateService({ db: deps.db, templates, organizations });
   return {

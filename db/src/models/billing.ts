@@ -30,6 +30,8 @@ export class BillingAccount extends TenantModel {
   /** bigint arrives as a string from pg; read it with `Number(...)`. */
   declare creditBalance: string | number;
   declare isCancelled: boolean;
+  /** When a plan cancelled at the period end stops; the billing period schedule ends it then. */
+  declare cancelAt: Date | null;
   declare stripeCustomerId: string | null;
   declare stripeSubscriptionId: string | null;
   declare defaultPaymentMethodId: string | null;
@@ -37,11 +39,17 @@ export class BillingAccount extends TenantModel {
   declare autoTopUpThreshold: number | null;
   declare autoTopUpRefillAmount: number | null;
   declare autoTopUpMaxMonthlySpend: number | null;
+  /** Why auto top-up turned itself off (the card was declined); cleared when it is turned on again. */
+  declare autoTopUpFailure: string | null;
   declare referralCode: string | null;
   declare pricingModel: PricingModel;
   declare billingMethod: BillingMethod;
   /** When an admin last had the billing method re-read from the payment provider. */
   declare billingMethodRefreshedAt: Date | null;
+  /** The month (`YYYY-MM`, UTC) the inference counters are of; metering starts them again in a later month. */
+  declare usagePeriod: string | null;
+  declare freeInferences: number;
+  declare premiumInferences: number;
 }
 
 /** One entry of the credit ledger. Amounts are positive credits; `type` says which way they went. */
@@ -59,6 +67,8 @@ export class CreditTransaction extends TenantModel {
   declare metadata: Record<string, unknown>;
   declare idempotencyKey: string | null;
   declare expiresAt: Date | null;
+  /** When the expiry of this (granted) addition was dealt with by the billing period schedule. */
+  declare expirySettledAt: Date | null;
 }
 
 export type StepCostEntry = { maxContextWindowSize: number; cost: number };
@@ -76,17 +86,47 @@ export class ModelStepCost extends BaseModel {
 
 export type PaymentKind = 'credit_purchase' | 'subscription' | 'auto_top_up';
 
+/** `pending` from before the charge is sent until the money is taken (then `succeeded`, with its ledger addition). */
+export type PaymentStatus = 'pending' | 'succeeded';
+
 /** A charge made through Stripe, as the billing history lists it. */
 export class Payment extends TenantModel {
   static override tableName = 'payments';
   declare id: string;
   declare kind: PaymentKind;
+  declare status: PaymentStatus;
   declare amountCents: number;
   declare credits: number;
   declare description: string;
+  declare paymentMethodId: string | null;
   declare stripePaymentIntentId: string | null;
+  declare stripeInvoiceId: string | null;
   declare receiptUrl: string | null;
+  /** What the charge pays for; Stripe gets the same key, so sending it again never charges twice. */
   declare idempotencyKey: string;
+}
+
+export type CardAddress = {
+  address1: string | null;
+  address2: string | null;
+  city: string | null;
+  state: string | null;
+  postalCode: string | null;
+  country: string | null;
+};
+
+/** A card the organization saved through a Stripe setup intent; `id` is the Stripe PaymentMethod id. */
+export class PaymentCard extends TenantModel {
+  static override tableName = 'payment_cards';
+  static override idColumn = ['organization_id', 'id'];
+  static override jsonAttributes = ['billingAddress'];
+  declare id: string;
+  declare brand: string;
+  declare last4: string;
+  declare expMonth: number;
+  declare expYear: number;
+  declare name: string | null;
+  declare billingAddress: CardAddress;
 }
 
 /** A code that grants credits when an organization redeems it. Managed by platform admins; not a tenant table. */

@@ -124,4 +124,7 @@ export {
   type PaymentKind,
   type PricingModel,
   type BillingMethod,
+  type PaymentStatus,
+  PaymentCard,
+  type CardAddress,
 } from './billing.js';

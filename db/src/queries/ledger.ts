@@ -4,7 +4,14 @@ import { newTransactionId, type CreditModelTier, type TransactionSource, type Tr
 /** Dollars per credit (spec 000 §9). */
 export const DOLLARS_PER_CREDIT = 0.001;
 
-export type StepCharge = { transactionId: string; amount: number; modelTier: CreditModelTier; balance: number };
+export type StepCharge = {
+  transactionId: string;
+  amount: number;
+  modelTier: CreditModelTier;
+  balance: number;
+  /** This charge took the balance from at or above the auto top-up threshold to below it (auto top-up on). */
+  crossedTopUpThreshold: boolean;
+};
 
 export type MeteredStep = {
   organizationId: string;
@@ -22,8 +29,9 @@ export type MeteredStep = {
 /**
  * Charges one step, in the caller's transaction and in one SQL statement: reads the model's step cost (its
  * handle's row, else its name's, else `*`), books one subtraction keyed by the step id, stamps the step with the
- * transaction id, and moves the organization's balance by the same amount. A step already charged is not
- * charged again (null).
+ * transaction id, moves the organization's balance by the same amount and counts the month's requests of the model's
+ * tier, saying whether the charge crossed the auto top-up threshold. A step already charged is not charged again
+ * (null).
  */
 export async function meterStep(trx: Knex | Knex.Transaction, step: MeteredStep): Promise<StepCharge | null> {
   const transactionId = newTransactionId();
@@ -57,11 +65,21 @@ export async function meterStep(trx: Knex | Knex.Transaction, step: MeteredStep)
      ), stamped as (
        update steps set tid = :transactionId where id = :stepId and exists (select 1 from charged)
      )
-     insert into billing_accounts (organization_id, credit_balance)
-     select :organizationId, -charged.amount from charged
+     insert into billing_accounts (organization_id, credit_balance, usage_period, free_inferences, premium_inferences)
+     select :organizationId, -charged.amount, to_char(now() at time zone 'UTC', 'YYYY-MM'),
+            (charged.model_tier = 'free')::int, (charged.model_tier = 'premium')::int
+       from charged
      on conflict (organization_id) do update
-       set credit_balance = billing_accounts.credit_balance + excluded.credit_balance, updated_at = now()
-     returning credit_balance, (select amount from charged) as amount, (select model_tier from charged) as model_tier`,
+       set credit_balance = billing_accounts.credit_balance + excluded.credit_balance,
+           free_inferences = excluded.free_inferences
+             + case when billing_accounts.usage_period = excluded.usage_period then billing_accounts.free_inferences else 0 end,
+           premium_inferences = excluded.premium_inferences
+             + case when billing_accounts.usage_period = excluded.usage_period then billing_accounts.premium_inferences else 0 end,
+           usage_period = excluded.usage_period,
+           updated_at = now()
+     returning credit_balance, (select amount from charged) as amount, (select model_tier from charged) as model_tier,
+               coalesce(auto_top_up_enabled and credit_balance < auto_top_up_threshold
+                        and credit_balance + (select amount from charged) >= auto_top_up_threshold, false) as crossed_top_up_threshold`,
     {
       contextWindow: step.contextWindow,
       handle: step.modelHandle ?? step.model,
@@ -74,9 +92,16 @@ export async function meterStep(trx: Knex | Knex.Transaction, step: MeteredStep)
       note: `Step of ${step.modelHandle ?? step.model}`,
     },
   );
-  const row = (result.rows as Array<{ creditBalance: string; amount: string; modelTier: CreditModelTier }>)[0];
+  // A raw result's rows keep the column names PostgreSQL gives them: the snake-case mappers rename model rows only.
+  const row = (result.rows as Array<{ credit_balance: string; amount: string; model_tier: CreditModelTier; crossed_top_up_threshold: boolean }>)[0];
   if (!row) return null;
-  return { transactionId, amount: Number(row.amount), modelTier: row.modelTier, balance: Number(row.creditBalance) };
+  return {
+    transactionId,
+    amount: Number(row.amount),
+    modelTier: row.model_tier,
+    balance: Number(row.credit_balance),
+    crossedTopUpThreshold: row.crossed_top_up_threshold,
+  };
 }
 
 export type Booking = {
@@ -125,8 +150,8 @@ export async function bookTransaction(trx: Knex | Knex.Transaction, booking: Boo
       expiresAt: booking.expiresAt ?? null,
     },
   );
-  const row = (result.rows as Array<{ creditBalance: string }>)[0];
-  return row ? { transactionId, balance: Number(row.creditBalance) } : null;
+  const row = (result.rows as Array<{ credit_balance: string }>)[0];
+  return row ? { transactionId, balance: Number(row.credit_balance) } : null;
 }
 
 /** What one step of a model costs at a context window, and its tier: the same lookup `meterStep` books with. */
@@ -148,6 +173,6 @@ export async function priceOfStep(
       limit 1`,
     { contextWindow: step.contextWindow, handle, model: step.model },
   );
-  const row = (result.rows as Array<{ modelTier: CreditModelTier; cost: number }>)[0];
-  return { cost: Number(row?.cost ?? 0), modelTier: row?.modelTier ?? 'free' };
+  const row = (result.rows as Array<{ model_tier: CreditModelTier; cost: number }>)[0];
+  return { cost: Number(row?.cost ?? 0), modelTier: row?.model_tier ?? 'free' };
 }

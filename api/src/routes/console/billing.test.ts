@@ -3,9 +3,9 @@ import { BillingAccount, CreditTransaction, Step } from '@engram/db';
 import { startAgentTestContext, type AgentTestContext } from '@engram/testing/agent-test-context';
 import { signUp, type ConsoleUser } from './console-test-support.js';
 
-// The mechanism at a count that runs in seconds; bench/ drives the large count.
-const AGENTS = 5;
-const MESSAGES_PER_AGENT = 4;
+// 200 steps sent at once across 20 agents (each agent's runs take turns in its queue, the agents run side by side).
+const AGENTS = 20;
+const MESSAGES_PER_AGENT = 10;
 const USAGE = { prompt_tokens: 300, completion_tokens: 20, total_tokens: 320 };
 /** The seeded step cost of gpt-4o-mini at its 128k context window (the 200 000-token row of the free table). */
 const FREE_STEP_COST = 4;
@@ -41,7 +41,7 @@ describe('metering', () => {
   let stepIds: string[];
 
   beforeAll(async () => {
-    // The first read books this period's grant of the free tier.
+    // A new organization gets this period's grant of the free tier when it is created.
     const info = await user.client.get('/organizations/self/billing-info');
     expect(info.body).toMatchObject({ billingTier: 'free', totalCredits: 5000, recurrentCredits: 5000, isCancelled: false });
 
@@ -58,7 +58,7 @@ describe('metering', () => {
     stepIds = (await Step.query(ctx.stack.db).forOrg(user.organizationId).select('id')).map((step) => step.id);
   }, 240_000);
 
-  it('charges every step once, in the ledger and the maintained balance', async () => {
+  it('charges every step once, in the ledger and the maintained balance, which reconciles with the ledger', async () => {
     expect(stepIds).toHaveLength(AGENTS * MESSAGES_PER_AGENT);
     const charges = await CreditTransaction.query(ctx.stack.db).forOrg(user.organizationId).where('source', 'inference');
     expect(charges).toHaveLength(stepIds.length);
@@ -150,8 +150,8 @@ describe('gift codes', () => {
     const redemptions = await ctx.stack.services.giftCodes.listRedemptions(code.id);
     expect(redemptions).toHaveLength(1);
     const winner = redemptions[0]!.organizationId;
-    expect(await balance(winner)).toBe(700);
-    expect(await ledgerSum(winner)).toBe(700);
+    expect(await balance(winner)).toBe(5000 + 700);
+    expect(await ledgerSum(winner)).toBe(5000 + 700);
   }, 120_000);
 
   it('answers each refusal with its code', async () => {
@@ -175,16 +175,6 @@ describe('gift codes', () => {
     ]);
     expect((await user.client.get('/organizations/self/billing-info')).body.totalCredits).toBe(before + 20);
   });
-
-  it('takes back granted credits after creditExpiryTimeMs', async () => {
-    const tenant = await ctx.stack.createTenant();
-    const code = await ctx.stack.services.giftCodes.createGiftCode({ name: 'brief', code: `BRIEF-${Date.now()}`, redemptionAmount: 50, creditExpiryTimeMs: 1 });
-    await ctx.stack.services.giftCodes.redeem(tenant.organizationId, code.code);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const info = await ctx.stack.services.billing.billingInfo(tenant.organizationId);
-    expect(info.totalCredits).toBe(5000);
-    expect(await ledgerSum(tenant.organizationId)).toBe(5000);
-  });
 });
 
 describe('referrals', () => {
@@ -203,7 +193,7 @@ describe('referrals', () => {
       await referrals.applyReferral(first.organizationId, code);
       await referrals.applyReferral(second.organizationId, code);
       expect(await balance(user.organizationId)).toBe(before + 500);
-      expect(await balance(second.organizationId)).toBe(100);
+      expect(await balance(second.organizationId)).toBe(5000 + 100);
 
       const stats = await user.client.get('/referral/stats');
       expect(stats.body).toMatchObject({ code, usageCount: 2, totalRewardsEarned: 500 });
@@ -211,5 +201,13 @@ describe('referrals', () => {
     } finally {
       await referrals.setReferralConfiguration({ enabled: false });
     }
+  });
+});
+
+describe('cards without Stripe', () => {
+  it('answers every card operation with one error naming STRIPE_SECRET_KEY, and lists no cards', async () => {
+    const message = 'Card payments are not configured on this server: set STRIPE_SECRET_KEY (and STRIPE_API_BASE for another Stripe endpoint)';
+    expect((await user.client.get('/organizations/self/setup-intent')).body).toEqual({ errorCode: 'paymentError', message });
+    expect((await user.client.get('/organizations/self/billing-info/methods')).body).toEqual({ methods: [] });
   });
 });

@@ -1,91 +1,24 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { CreditTransaction } from '@engram/db';
 import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
+import {
+  BillingInfoSchema,
+  FullQuotasSchema,
+  QuotasSchema,
+  RedeemedSchema,
+  ReferralStatsSchema,
+  TransactionSchema,
+  TransactionsQuery,
+  UsageAggregationQuery,
+  UsageBucketSchema,
+} from './billing-schema.js';
+import { transactionWire } from './billing-wire.js';
 import { iso } from './schemas.js';
-
-const TAGS = ['console: billing'];
-
-const BillingInfoSchema = z.object({
-  billingTier: z.enum(['free', 'pro', 'scale', 'enterprise']),
-  totalCredits: z.number().int(),
-  recurrentCredits: z.number().int(),
-  isCancelled: z.boolean(),
-  billingPeriodEnd: z.string(),
-});
-
-const UsageSchema = z.object({ used: z.number(), limit: z.number().nullable() });
-
-const QuotasSchema = z.object({ freeModelRequests: UsageSchema, premiumModelRequests: UsageSchema, agents: UsageSchema });
-
-const FullQuotasSchema = QuotasSchema.extend({
-  identities: UsageSchema,
-  projects: UsageSchema,
-  dataSources: UsageSchema,
-  premiumInferencesPerMonth: UsageSchema,
-  freeInferencesPerMonth: UsageSchema,
-  storage: UsageSchema,
-  memoryBlocks: UsageSchema,
-});
-
-const TransactionSchema = z.object({
-  id: z.string(),
-  type: z.enum(['addition', 'subtraction']),
-  amount: z.number().int(),
-  trueCost: z.number().nullable(),
-  note: z.string().nullable(),
-  source: z.string(),
-  stepId: z.string().nullable(),
-  modelTier: z.enum(['free', 'premium', 'per-inference']).nullable(),
-  createdAt: z.string(),
-  metadata: z.record(z.string(), z.unknown()),
-});
-
-const transactionWire = (transaction: CreditTransaction): z.infer<typeof TransactionSchema> => ({
-  id: transaction.id,
-  type: transaction.type,
-  amount: Number(transaction.amount),
-  trueCost: transaction.trueCost,
-  note: transaction.note,
-  source: transaction.source,
-  stepId: transaction.stepId,
-  modelTier: transaction.modelTier,
-  createdAt: iso(transaction.createdAt),
-  metadata: transaction.metadata,
-});
-
-const DateQuery = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
-
-const TransactionsQuery = z.object({
-  offset: z.coerce.number().int().min(0).default(0),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  type: z.enum(['addition', 'subtraction']).optional(),
-  startDate: DateQuery.optional(),
-  endDate: DateQuery.optional(),
-});
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-const UsageAggregationQuery = z.object({ startDate: DateQuery.optional(), endDate: DateQuery.optional() });
-
-const UsageBucketSchema = z.object({
-  date: z.string(),
-  model: z.string(),
-  credits: z.number(),
-  requests: z.number(),
-  promptTokens: z.number(),
-  completionTokens: z.number(),
-});
-
-const RedeemedSchema = z.object({ code: z.string(), amount: z.number().int(), redeemedAt: z.string(), transactionId: z.string() });
-
-const ReferralStatsSchema = z.object({
-  code: z.string(),
-  usageCount: z.number().int(),
-  totalRewardsEarned: z.number().int(),
-  referredOrganizations: z.array(z.object({ id: z.string(), name: z.string(), referredAt: z.string() })),
-});
+const TAGS = ['console: billing'];
 
 /** The organization's credits, quotas, ledger, gift-code redemption and referral code (spec 000 §3, §7). */
 export function billingRoutes(services: AppServices): FastifyPluginAsyncZod {

@@ -19,6 +19,7 @@ import { memberRoutes } from './members.js';
 import { oauthConsoleRoutes } from './oauth.js';
 import { onboardingRoutes } from './onboarding.js';
 import { organizationRoutes } from './organizations.js';
+import { paymentRoutes } from './payments.js';
 import { preferenceRoutes } from './preferences.js';
 import { projectRoutes } from './projects.js';
 import { simulatedAgentRoutes } from './simulated-agents.js';
@@ -41,6 +42,7 @@ export function consoleRoutes(services: AppServices, options: ConsoleSettingsOpt
     await app.register(onboardingRoutes(services));
     await app.register(organizationRoutes(services));
     await app.register(billingRoutes(services));
+    await app.register(paymentRoutes(services));
     await app.register(memberRoutes(services));
     await app.register(inviteRoutes(services));
     await app.register(projectRoutes(services));

@@ -5,6 +5,7 @@ import { startTestStack } from '@engram/testing';
 import { ConsoleClient } from '@engram/testing/cookie-jar';
 import { SESSION_COOKIE } from '../../http/auth.js';
 import { createAccountServices } from '../../services/accounts/index.js';
+import { createTierLimitGuard } from '../../services/tenancy/tier-limits.js';
 import { latestCode, signUp, uniqueEmail } from './console-test-support.js';
 
 const stack = await startTestStack({ inProcessWorker: false });
@@ -178,7 +179,12 @@ describe('the signed-in user', () => {
     expect(await User.query(stack.db).findById(user.userId)).toMatchObject({ marketingConsent: true });
     expect((await user.client.get('/user/self/intercom-token')).body).toEqual({ token: null });
 
-    const configured = createAccountServices({ db: stack.db, secrets: createSecretBox('test'), supportChatSecret: 'chat-secret' });
+    const configured = createAccountServices({
+      db: stack.db,
+      secrets: createSecretBox('test'),
+      supportChatSecret: 'chat-secret',
+      limits: createTierLimitGuard({ mode: 'off' }),
+    });
     expect(configured.accounts.supportChatToken(user.userId)).toBe(createHmac('sha256', 'chat-secret').update(user.userId).digest('hex'));
   });
 });

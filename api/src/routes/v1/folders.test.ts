@@ -6,6 +6,7 @@ import { startScriptedModelServer, startTestStack, type ScriptedModelServer, typ
 import { buildApp } from '../../app.js';
 import { parseApiConfig } from '../../config.js';
 import { createFolderService } from '../../services/folders/folder-service.js';
+import { createTierLimitGuard } from '../../services/tenancy/tier-limits.js';
 
 let stack: TestStack;
 let model: ScriptedModelServer;
@@ -248,6 +249,7 @@ describe('folder uploads', () => {
         },
         progress: async () => ({ running: true as const }),
       },
+      limits: createTierLimitGuard({ mode: 'off' }),
     });
     const folder = await newFolder();
     const ctx = { organizationId: stack.tenant.organizationId, userId: stack.tenant.userId, role: 'admin' as const, requestId: 'req-test', project: {} };

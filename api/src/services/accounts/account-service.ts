@@ -4,7 +4,7 @@ import { UniqueViolationError } from 'objection';
 import { ConsoleError, NotFoundError, badRequest } from '../../errors.js';
 import type { InviteService } from '../tenancy/invites.js';
 import { addOrganizationForUser } from '../tenancy/organizations.js';
-import type { Notifier } from './notifier.js';
+import type { Notifier } from '@engram/integrations/notifications';
 import { hashPassword, verifyPassword } from './passwords.js';
 import type { RateLimit, RateLimiter } from './rate-limiter.js';
 import type { IssuedSession, SessionService } from './sessions.js';

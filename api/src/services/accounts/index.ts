@@ -5,9 +5,10 @@ import { createInviteService } from '../tenancy/invites.js';
 import { createMemberService } from '../tenancy/members.js';
 import { createProjectService } from '../tenancy/projects.js';
 import { createTenantGuard } from '../tenancy/tenant-guard.js';
+import type { TierLimitGuard } from '../tenancy/tier-limits.js';
 import { createAccountService } from './account-service.js';
 import { createAdePreferenceService } from './ade-preferences.js';
-import { createOutboxNotifier, type Notifier } from './notifier.js';
+import { createOutboxNotifier, type Notifier } from '@engram/integrations/notifications';
 import { createOnboardingService } from './onboarding.js';
 import { createPostgresRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { createSessionService } from './sessions.js';
@@ -21,6 +22,8 @@ export type AccountServiceOptions = {
   /** Guessing budgets for login and password reset; counters in PostgreSQL, shared by every API process, unless given. */
   rateLimiter?: RateLimiter | undefined;
   supportChatSecret?: string | undefined;
+  /** The tier limits (projects, members), enforced when billing is on. */
+  limits: TierLimitGuard;
 };
 
 /** The services behind the console: accounts and sessions, and the organization resources they manage. */
@@ -28,7 +31,7 @@ export function createAccountServices(options: AccountServiceOptions) {
   const { db, secrets } = options;
   const notifier = options.notifier ?? createOutboxNotifier({ db });
   const sessions = createSessionService({ db });
-  const invites = createInviteService({ db, notifier });
+  const invites = createInviteService({ db, notifier, limits: options.limits });
   return {
     sessions,
     accounts: createAccountService({
@@ -44,7 +47,7 @@ export function createAccountServices(options: AccountServiceOptions) {
     adePreferences: createAdePreferenceService({ db }),
     members: createMemberService({ db }),
     invites,
-    projects: createProjectService({ db }),
+    projects: createProjectService({ db, limits: options.limits }),
     environmentVariables: createEnvironmentVariableService({ db, secrets }),
     developmentServers: createDevelopmentServerService({ db, secrets }),
     tenantGuard: createTenantGuard({ db }),

@@ -6,7 +6,7 @@ import { OutboxMessage } from '@engram/db';
 import { freePort, startTestStack, type TestStack } from '@engram/testing';
 import { ConfigError } from '@engram/temporal';
 import { parseApiConfig } from '../../config.js';
-import { createSmtpNotifier } from './smtp-notifier.js';
+import { createSmtpNotifier } from '@engram/integrations/notifications';
 
 type ReceivedMail = { from: string | undefined; to: string[]; raw: string };
 

@@ -16,6 +16,7 @@ import {
 } from '@engram/db';
 import type { AgentRunClient } from '@engram/temporal';
 import { badRequest, ConflictError, NotFoundError } from '../../errors.js';
+import { insertOrganizationRecords } from '../tenancy/organizations.js';
 
 export type OffsetPage = { offset: number; limit: number; search?: string | undefined };
 
@@ -63,9 +64,7 @@ export function createAdminOrganizationService(deps: { db: Database; agentRuns: 
     /** An organization with no members yet and its default project. */
     async create(name: string): Promise<Organization> {
       return db.transaction(async (trx) => {
-        const organization = await Organization.query(trx).insert({ id: newId('organization'), name }).returning('*');
-        await Project.query(trx).insert({ id: newId('project'), organizationId: organization.id, name: 'Default Project', slug: 'default-project', isDefault: true });
-        return organization;
+        return (await insertOrganizationRecords(trx, name)).organization;
       });
     },
 

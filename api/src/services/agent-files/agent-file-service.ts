@@ -25,6 +25,7 @@ import { blocksByAgent, findAgent, toolsByAgent } from '../agents/agent-views.js
 import { isValidAgentName } from '../agents/agent-names.js';
 import type { ModelService } from '../models/model-service.js';
 import type { OrganizationService } from '../tenancy/organizations.js';
+import type { TierLimitGuard } from '../tenancy/tier-limits.js';
 import { resolveToolSchema } from '../tools/tool-schema.js';
 import {
   AGENT_FILE_FORMAT_VERSION,
@@ -63,6 +64,8 @@ export type AgentFileServiceDeps = {
   secrets: SecretBox;
   models: Pick<ModelService, 'resolveLlmConfig' | 'resolveEmbeddingConfig'>;
   organizations: Pick<OrganizationService, 'resolveProject'>;
+  /** The tier's agent and block limits, enforced while billing is on. */
+  limits: Pick<TierLimitGuard, 'assertWithinLimit'>;
 };
 
 /** Postgres caps a statement at 65,535 parameters; a message row has about fifteen. */
@@ -411,6 +414,8 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
       const schemas = await customToolSchemas(file.tools);
 
       return db.transaction(async (trx) => {
+        await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'agents', planned.length);
+        if (file.blocks.length > 0) await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'blocks', file.blocks.length);
         const toolIds = await bindTools(trx, ctx, file.tools, schemas, options.overrideExistingTools);
         const blocks = await createBlocks(trx, ctx, projectId, file.blocks);
         const agentIds: string[] = [];

@@ -35,8 +35,8 @@ import { BadRequestError, ConflictError, NotFoundError, UnprocessableError } fro
 import type { RequestContext } from '../../http/request-context.js';
 import type { ModelService } from '../models/model-service.js';
 import type { OrganizationService } from '../tenancy/organizations.js';
-import type { QuotaService } from '../billing/quotas.js';
 import type { SleeptimeGroups } from '../groups/types.js';
+import type { TierLimitGuard } from '../tenancy/tier-limits.js';
 import { blockLimitError } from '../blocks/block-limit.js';
 import { attachFolders, replaceFolders } from './agent-folders-service.js';
 import { generateAgentName, isValidAgentName } from './agent-names.js';
@@ -205,8 +205,8 @@ export type AgentServiceDeps = {
   secrets: SecretBox;
   models: Pick<ModelService, 'resolveLlmConfig' | 'resolveEmbeddingConfig'>;
   organizations: Pick<OrganizationService, 'resolveProject'>;
-  /** Tier limits, enforced while billing is on. */
-  quotas?: Pick<QuotaService, 'assertCanCreate'>;
+  /** Tier limits (agents, their memory blocks), enforced while billing is on. */
+  limits: Pick<TierLimitGuard, 'assertWithinLimit'>;
   /** The sleeptime group an agent's `enable_sleeptime` makes and removes (services/groups). */
   sleeptimeGroups: SleeptimeGroups;
 };
@@ -356,7 +356,8 @@ export function createAgentService(deps: AgentServiceDeps) {
   async function insertAgent(trx: Knex, ctx: RequestContext, prepared: PreparedAgent): Promise<void> {
     const { agentId, input, agentType, name, llmConfig, embeddingConfig, projectId, memoryBlocks } = prepared;
     const now = new Date();
-    await deps.quotas?.assertCanCreate(trx, ctx.organizationId, 'agents');
+    await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'agents');
+    if (memoryBlocks.length > 0) await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'blocks', memoryBlocks.length);
     const includeBaseTools = input.include_base_tools ?? true;
     const baseTools = await ensureBaseTools(trx, ctx.organizationId);
     const tools = [

@@ -9,7 +9,7 @@ import {
   type TransactionSource,
 } from '@engram/db';
 import { NotFoundError } from '../../errors.js';
-import { billingPeriod, MONTHLY_CREDIT_GRANTS } from './billing-period.js';
+import { billingPeriod, MONTHLY_CREDIT_GRANTS } from '@engram/core';
 import type { BillingInfo, TransactionFilter, UsageBucket } from './types.js';
 
 export type CreditChange = {
@@ -22,8 +22,9 @@ export type CreditChange = {
 };
 
 /**
- * The credit ledger of each organization: its balance, grants, manual credits, the transaction list and the
- * usage it adds up to. Steps are charged by the worker (`meterStep`); everything else books through here.
+ * The credit ledger of each organization: its balance, manual credits, the transaction list and the usage it adds
+ * up to. Steps are charged by the worker (`meterStep`), monthly grants and expiries by the billing period schedule
+ * (`billingPeriodWorkflow`), payments by the payment service; everything else books through here.
  */
 export function createLedgerService(deps: { db: Database; now?: () => Date }) {
   const { db } = deps;
@@ -38,52 +39,6 @@ export function createLedgerService(deps: { db: Database; now?: () => Date }) {
     const organization = await Organization.query(trx).findById(organizationId).select('billingTier');
     if (!organization) throw new NotFoundError('Organization');
     return organization.billingTier;
-  }
-
-  /** Books the tier's grant for the period containing `at`, once per period (the schedule and reads both ask). */
-  async function grantPeriodCredits(organizationId: string, at = now()): Promise<Booked | null> {
-    const amount = MONTHLY_CREDIT_GRANTS[await tierOf(db, organizationId)];
-    if (amount === 0) return null;
-    const period = billingPeriod(at);
-    return bookTransaction(db, {
-      organizationId,
-      type: 'addition',
-      amount,
-      source: 'monthly_grant',
-      note: `Monthly credits for ${period.key}`,
-      metadata: { period: period.key },
-      idempotencyKey: `monthly_grant:${period.key}`,
-    });
-  }
-
-  /** Takes back what is left of granted credits past their expiry (a gift code's `creditExpiryTimeMs`), once each. */
-  async function expireCredits(organizationId: string): Promise<void> {
-    const lapsed = await CreditTransaction.query(db)
-      .forOrg(organizationId)
-      .where('type', 'addition')
-      .where('expiresAt', '<=', now())
-      .whereNotExists(
-        CreditTransaction.query(db)
-          .alias('expiry')
-          .whereRaw(`expiry.organization_id = transactions.organization_id`)
-          .whereRaw(`expiry.idempotency_key = 'credit_expiry:' || transactions.id`),
-      );
-    for (const granted of lapsed) {
-      await db.transaction(async (trx) => {
-        const balance = Number((await BillingAccount.query(trx).forOrg(organizationId).forUpdate().first())?.creditBalance ?? 0);
-        const amount = Math.min(Number(granted.amount), Math.max(balance, 0));
-        if (amount === 0) return;
-        await bookTransaction(trx, {
-          organizationId,
-          type: 'subtraction',
-          amount,
-          source: 'credit_expiry',
-          note: 'Granted credits expired',
-          metadata: { expiredTransactionId: granted.id, ...granted.metadata },
-          idempotencyKey: `credit_expiry:${granted.id}`,
-        });
-      });
-    }
   }
 
   async function change(organizationId: string, type: 'addition' | 'subtraction', input: CreditChange): Promise<Booked | null> {
@@ -101,16 +56,12 @@ export function createLedgerService(deps: { db: Database; now?: () => Date }) {
   }
 
   return {
-    grantPeriodCredits,
-    expireCredits,
-
     async balance(organizationId: string): Promise<number> {
       return Number((await account(db, organizationId)).creditBalance);
     },
 
+    /** Grants and expiries are booked by the billing period schedule; reading books nothing. */
     async billingInfo(organizationId: string): Promise<BillingInfo> {
-      await grantPeriodCredits(organizationId);
-      await expireCredits(organizationId);
       const [tier, billing] = await Promise.all([tierOf(db, organizationId), account(db, organizationId)]);
       return {
         billingTier: tier,

@@ -1,4 +1,4 @@
-import type { BillingTier, TransactionType } from '@engram/db';
+import type { BillingTier, Payment, PaymentCard, TransactionType } from '@engram/db';
 
 /** `ENGRAM_BILLING`: `off` meters every step but never refuses; `on` enforces tiers, quotas and credits. */
 export type BillingMode = 'on' | 'off';
@@ -26,4 +26,15 @@ export type UsageBucket = {
   completionTokens: number;
 };
 
-export type Usage = { used: number; limit: number };
+export type Usage = { used: number; limit: number | null };
+
+/** A saved card with Engram's flags. */
+export type CardView = { card: PaymentCard; isDefault: boolean; isExpired: boolean };
+
+export type PurchaseResult = { payment: Payment; totalCredits: number };
+
+/** Spec 000 §3 "Auto top-up"; every amount in credits. */
+export type AutoTopUpSettings = { threshold: number; refillAmount: number; maxMonthlySpend: number | null; enabled: boolean };
+
+/** The settings, and why auto top-up turned itself off (a declined card) while it is off. */
+export type AutoTopUpState = AutoTopUpSettings & { disabledReason: string | null };

@@ -9,6 +9,7 @@ import type { BlockPatch } from './types.js';
 import { keysetPage, type PageRequest } from '../shared/paging.js';
 import { findIdentity } from '../identities/identity-views.js';
 import type { OrganizationService } from '../tenancy/organizations.js';
+import type { TierLimitGuard } from '../tenancy/tier-limits.js';
 import { substringPattern } from './substring-pattern.js';
 
 /** The template bookkeeping fields a block carries; Engram stores them for clients but gives them no meaning. */
@@ -59,6 +60,8 @@ export type BlockServiceDeps = {
   db: Database;
   secrets: SecretBox;
   organizations: Pick<OrganizationService, 'resolveProject'>;
+  /** The tier's block limit (non-template blocks), enforced while billing is on. */
+  limits: Pick<TierLimitGuard, 'assertWithinLimit'>;
 };
 
 /** PostgreSQL's SQLSTATE for a unique constraint violation. */
@@ -174,15 +177,23 @@ export function createBlockService(deps: BlockServiceDeps) {
     },
 
     async create(ctx: RequestContext, input: CreateBlockInput): Promise<Block> {
-      return Block.query(db).insert(newBlockRow(ctx, input, await projectFor(ctx, input.project_id), ['body']));
+      const row = newBlockRow(ctx, input, await projectFor(ctx, input.project_id), ['body']);
+      return db.transaction(async (trx) => {
+        if (!input.is_template) await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'blocks');
+        return Block.query(trx).insert(row);
+      });
     },
 
     /** Several blocks at once, all or none (`/_internal_templates/blocks/batch`); a bad one is named by its index. */
     async createMany(ctx: RequestContext, inputs: CreateBlockInput[]): Promise<Block[]> {
-      const rows = [];
+      const rows: Array<ReturnType<typeof newBlockRow>> = [];
       for (const [index, input] of inputs.entries()) rows.push(newBlockRow(ctx, input, await projectFor(ctx, input.project_id), ['body', index]));
       if (rows.length === 0) return [];
-      return Block.query(db).insert(rows);
+      return db.transaction(async (trx) => {
+        const counted = rows.filter((row) => !row.isTemplate).length;
+        if (counted > 0) await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'blocks', counted);
+        return Block.query(trx).insert(rows);
+      });
     },
 
     async get(ctx: RequestContext, blockId: string): Promise<Block> {

@@ -24,6 +24,7 @@ import { keysetPage, type PageRequest } from '../shared/paging.js';
 import type { ModelService } from '../models/model-service.js';
 import { folderFileName, sanitizeUploadedName } from './file-names.js';
 import type { FolderStats } from './types.js';
+import type { TierLimitGuard } from '../tenancy/tier-limits.js';
 
 /** `POST /folders` and `POST /sources`. */
 export type CreateFolderInput = {
@@ -67,6 +68,8 @@ export type FolderServiceDeps = {
   db: Database;
   models: Pick<ModelService, 'resolveEmbeddingConfig'>;
   fileIngestion: Pick<FileIngestionClient, 'start' | 'progress'>;
+  /** The tier's data-source, storage and upload limits, enforced while billing is on. */
+  limits: Pick<TierLimitGuard, 'assertWithinLimit' | 'assertFileUpload'>;
 };
 
 const IN_PROGRESS: ReadonlySet<FileProcessingStatus> = new Set(['pending', 'parsing', 'embedding']);
@@ -207,20 +210,23 @@ export function createFolderService(deps: FolderServiceDeps) {
     async create(ctx: RequestContext, input: CreateFolderInput): Promise<Source> {
       const embeddingConfig = await embeddingConfigFor(ctx, input);
       try {
-        return await Source.query(db)
-          .insert({
-            id: newId('source'),
-            organizationId: ctx.organizationId,
-            name: input.name,
-            description: input.description ?? null,
-            instructions: input.instructions ?? null,
-            metadata: input.metadata ?? {},
-            embeddingConfig,
-            vectorDbProvider: 'native',
-            createdById: ctx.userId,
-            lastUpdatedById: ctx.userId,
-          })
-          .returning('*');
+        return await db.transaction(async (trx) => {
+          await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'dataSources');
+          return Source.query(trx)
+            .insert({
+              id: newId('source'),
+              organizationId: ctx.organizationId,
+              name: input.name,
+              description: input.description ?? null,
+              instructions: input.instructions ?? null,
+              metadata: input.metadata ?? {},
+              embeddingConfig,
+              vectorDbProvider: 'native',
+              createdById: ctx.userId,
+              lastUpdatedById: ctx.userId,
+            })
+            .returning('*');
+        });
       } catch (error) {
         if (error instanceof UniqueViolationError) throw duplicateName(input.name);
         throw error;
@@ -385,6 +391,7 @@ export function createFolderService(deps: FolderServiceDeps) {
         }
         if (existing && input.duplicateHandling === 'skip') return { file: existing, skipped: true };
         if (existing && input.duplicateHandling === 'replace') await deleteFileRow(trx, ctx.organizationId, existing.id);
+        await deps.limits.assertFileUpload(trx, ctx.organizationId, input.data.length);
 
         const file = await SourceFile.query(trx)
           .insert({

@@ -163,7 +163,8 @@ export function createGroupService(deps: GroupServiceDeps) {
     agentIds: string[],
     sharedBlockIds: string[],
   ): Promise<Group> {
-    await deps.admitGroup?.(trx, ctx.organizationId);
+    // A sleep-time agent's managed group comes with its agent's setting: only groups made as such count against the tier.
+    if (!fields.managed) await deps.admitGroup?.(trx, ctx.organizationId);
     const group = await Group.query(trx).insertAndFetch({
       id: newId('group'),
       organizationId: ctx.organizationId,

@@ -29,6 +29,7 @@ import { EVERY_RELATIONSHIP } from '../agents/agent-views.js';
 import type { OrganizationService } from '../tenancy/organizations.js';
 import type { SimulatedAgentService } from './simulated-agent-service.js';
 import { agentInputOf, snapshotOfAgent, toolVariableValues } from './snapshots.js';
+import type { TierLimitGuard } from '../tenancy/tier-limits.js';
 import type { MigrationView, TemplateView, VersionRef } from './types.js';
 
 export type TemplateServiceDeps = {
@@ -39,6 +40,8 @@ export type TemplateServiceDeps = {
   migrations: TemplateMigrationClient;
   /** Edits made on a template's simulated agent are taken into the working state first; changes of it reach the agent. */
   simulatedAgents: Pick<SimulatedAgentService, 'pull' | 'push' | 'removeFor'>;
+  /** The tier's template limit, enforced while billing is on. */
+  limits: Pick<TierLimitGuard, 'assertWithinLimit'>;
 };
 
 export type TemplateSource = { type: 'agent'; agentId: string } | { type: 'agent_file'; agentFile: Record<string, unknown>; updateExistingTools: boolean };
@@ -81,6 +84,20 @@ function randomTemplateName(): string {
 
 export function createTemplateService(deps: TemplateServiceDeps) {
   const { db } = deps;
+
+  /** A new template, within the tier's template limit. */
+  async function insertTemplate(ctx: RequestContext, row: Pick<AgentTemplate, 'projectId' | 'name' | 'description' | 'workingSnapshot'>): Promise<AgentTemplate> {
+    return db.transaction(async (trx) => {
+      await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'templates');
+      return AgentTemplate.query(trx).insert({
+        id: newId('template'),
+        organizationId: ctx.organizationId,
+        ...row,
+        latestVersion: 0,
+        entityId: newId('templateEntity'),
+      });
+    });
+  }
 
   async function viewOf(ctx: RequestContext, template: AgentTemplate): Promise<TemplateView> {
     const project = await Project.query(db).forOrg(ctx.organizationId).findById(template.projectId);
@@ -289,16 +306,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       await assertNameFree(ctx, name);
       const projectId = await deps.organizations.resolveProject(ctx.organizationId, input.projectId ? { id: input.projectId } : ctx.project);
       const snapshot = await snapshotOfSource(ctx, input.source, projectId);
-      const template = await AgentTemplate.query(db).insert({
-        id: newId('template'),
-        organizationId: ctx.organizationId,
-        projectId,
-        name,
-        description: input.description ?? null,
-        workingSnapshot: snapshot,
-        latestVersion: 0,
-        entityId: newId('templateEntity'),
-      });
+      const template = await insertTemplate(ctx, { projectId, name, description: input.description ?? null, workingSnapshot: snapshot });
       if (input.saveFirstVersion) await saveVersion(ctx, template.id, 'Initial version');
       return viewOf(ctx, await findById(ctx, template.id));
     },
@@ -452,16 +460,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       await assertNameFree(ctx, name);
       await deps.simulatedAgents.pull(ctx, id);
       const source = await findById(ctx, id);
-      const template = await AgentTemplate.query(db).insert({
-        id: newId('template'),
-        organizationId: ctx.organizationId,
-        projectId: source.projectId,
-        name,
-        description: source.description,
-        workingSnapshot: source.workingSnapshot,
-        latestVersion: 0,
-        entityId: newId('templateEntity'),
-      });
+      const template = await insertTemplate(ctx, { projectId: source.projectId, name, description: source.description, workingSnapshot: source.workingSnapshot });
       await saveVersion(ctx, template.id, `Forked from ${source.name}`);
       return viewOf(ctx, await findById(ctx, template.id));
     },

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiKey, newId, type Database, type Role, type UserPermission } from '@engram/db';
-import { NotFoundError, badRequest } from '../../errors.js';
-import { lockTierLimits } from './tier-limits.js';
+import { NotFoundError } from '../../errors.js';
+import type { TierLimitGuard } from './tier-limits.js';
 
 const KEY_PREFIX = 'sk-engram-';
 
@@ -22,7 +22,7 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
-export function createApiKeyService(deps: { db: Database }) {
+export function createApiKeyService(deps: { db: Database; limits: Pick<TierLimitGuard, 'assertWithinLimit'> }) {
   const { db } = deps;
 
   async function insert(trx: Database, input: { organizationId: string; userId: string; name: string }) {
@@ -47,14 +47,10 @@ export function createApiKeyService(deps: { db: Database }) {
       return { id: row.id, key, name: row.name };
     },
 
-    /** A key for a member, within the tier's key limit (`maxUsage`); the clear key is shown once. */
+    /** A key for a member, within the tier's key limit (`maxUsage` when billing is on); the clear key is shown once. */
     async create(input: { organizationId: string; userId: string; name: string }): Promise<{ apiKey: ApiKey; key: string }> {
       return db.transaction(async (trx) => {
-        const limits = await lockTierLimits(trx, input.organizationId);
-        const count = await ApiKey.query(trx).forOrg(input.organizationId).resultSize();
-        if (count >= limits.apiKeys) {
-          throw badRequest('maxUsage', `Your plan allows ${limits.apiKeys} API keys`, { limit: limits.apiKeys });
-        }
+        await deps.limits.assertWithinLimit(trx, input.organizationId, 'apiKeys');
         const { row, key } = await insert(trx, input);
         return { apiKey: row, key };
       });

@@ -11,8 +11,9 @@ import {
 } from '@engram/db';
 import { UniqueViolationError } from 'objection';
 import { NotFoundError, badRequest } from '../../errors.js';
-import type { Notifier } from '../accounts/notifier.js';
-import { assertSeatAvailable, type Actor } from './members.js';
+import type { Notifier } from '@engram/integrations/notifications';
+import type { Actor } from './members.js';
+import type { TierLimitGuard } from './tier-limits.js';
 
 const INVITE_TTL_MS = 14 * 24 * 60 * 60_000;
 
@@ -26,7 +27,7 @@ export type InviteRuleView = { rule: InviteRule; domain: string };
 
 const newInviteCode = () => randomBytes(24).toString('base64url');
 
-export function createInviteService(deps: { db: Database; notifier: Notifier }) {
+export function createInviteService(deps: { db: Database; notifier: Notifier; limits: Pick<TierLimitGuard, 'assertWithinLimit' | 'hasRoom'> }) {
   const { db } = deps;
 
   async function notifyInvitee(invite: OrganizationInvite): Promise<void> {
@@ -50,7 +51,8 @@ export function createInviteService(deps: { db: Database; notifier: Notifier }) 
         } else if (await OrganizationInvite.query(trx).forOrg(actor.organizationId).findOne({ email })) {
           throw badRequest('userAlreadyInvited', 'User already invited');
         }
-        await assertSeatAvailable(trx, actor.organizationId);
+        // Members and pending invites both take a seat.
+        await deps.limits.assertWithinLimit(trx, actor.organizationId, 'members');
         if (existing) {
           await OrganizationMember.query(trx).insert({ organizationId: actor.organizationId, userId: existing.id, role: input.role });
           return { kind: 'added', user: existing };
@@ -127,13 +129,17 @@ export function createInviteService(deps: { db: Database; notifier: Notifier }) 
         .join('verified_domains', 'verified_domains.id', 'invite_rules.verified_domain_id')
         .where('verified_domains.domain', domain)
         .select('invite_rules.*');
+      const joined: string[] = [];
       for (const rule of rules) {
+        // A full organization (billing on) does not take the account in; the sign-up goes on without it.
+        if (!(await deps.limits.hasRoom(trx, rule.organizationId, 'members'))) continue;
+        joined.push(rule.organizationId);
         await OrganizationMember.query(trx)
           .insert({ organizationId: rule.organizationId, userId: input.userId, role: rule.role })
           .onConflict(['organization_id', 'user_id'])
           .ignore();
       }
-      return rules.map((rule) => rule.organizationId);
+      return joined;
     },
 
     async listVerifiedDomains(organizationId: string): Promise<VerifiedDomain[]> {

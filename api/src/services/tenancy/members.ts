@@ -1,22 +1,9 @@
 import { OrganizationInvite, OrganizationMember, User, type Database, type Role } from '@engram/db';
 import { BadRequestError, NotFoundError, badRequest } from '../../errors.js';
-import { lockTierLimits } from './tier-limits.js';
 
 export type MemberView = { member: OrganizationMember; user: User };
 
 export type Actor = { organizationId: string; userId: string };
-
-/** Members plus pending invites: both take a seat of the tier's member limit. */
-export async function assertSeatAvailable(trx: Database, organizationId: string): Promise<void> {
-  const limits = await lockTierLimits(trx, organizationId);
-  const members = await OrganizationMember.query(trx).forOrg(organizationId).resultSize();
-  const invites = await OrganizationInvite.query(trx).forOrg(organizationId).resultSize();
-  if (members + invites >= limits.organizationMembers) {
-    throw badRequest('organizationMemberLimitReached', `Your plan allows ${limits.organizationMembers} members`, {
-      limit: limits.organizationMembers,
-    });
-  }
-}
 
 /** Keeps an organization manageable: someone must still hold the admin role afterwards. */
 async function assertAnotherAdminRemains(trx: Database, organizationId: string, userId: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { Organization, OrganizationMember, Project, User, newId, type Database } from '@engram/db';
+import { grantPeriodCredits, Organization, OrganizationMember, Project, User, newId, type Database } from '@engram/db';
 import { NotFoundError } from '../../errors.js';
 import type { ApiKeyService, IssuedApiKey } from './api-keys.js';
 
@@ -11,14 +11,23 @@ export type CreatedTenant = {
 
 const DEFAULT_PROJECT = { name: 'Default Project', slug: 'default-project' } as const;
 
+/**
+ * A new organization on the free tier, with its default project and this period's credit grant: the billing period
+ * schedule grants the periods after this one (the same per-period key, so never twice).
+ */
+export async function insertOrganizationRecords(trx: Database, name: string): Promise<{ organization: Organization; projectId: string }> {
+  const organization = await Organization.query(trx).insert({ id: newId('organization'), name }).returning('*');
+  const projectId = newId('project');
+  await Project.query(trx).insert({ id: projectId, organizationId: organization.id, ...DEFAULT_PROJECT, isDefault: true });
+  await grantPeriodCredits(trx, { organizationId: organization.id, tier: organization.billingTier, at: new Date() });
+  return { organization, projectId };
+}
+
 /** An organization with its default project, and the user as its first admin. */
 async function insertOrganization(trx: Database, input: { name: string; adminUserId: string }) {
-  const organizationId = newId('organization');
-  const projectId = newId('project');
-  await Organization.query(trx).insert({ id: organizationId, name: input.name });
-  await OrganizationMember.query(trx).insert({ organizationId, userId: input.adminUserId, role: 'admin' });
-  await Project.query(trx).insert({ id: projectId, organizationId, ...DEFAULT_PROJECT, isDefault: true });
-  return { organizationId, projectId };
+  const { organization, projectId } = await insertOrganizationRecords(trx, input.name);
+  await OrganizationMember.query(trx).insert({ organizationId: organization.id, userId: input.adminUserId, role: 'admin' });
+  return { organizationId: organization.id, projectId };
 }
 
 /** Inside a caller's transaction: a new organization the user administers and switches to. */

@@ -2,7 +2,7 @@ import { Agent, Project, ProjectFavorite, newId, type Database } from '@engram/d
 import { UniqueViolationError } from 'objection';
 import { BadRequestError, NotFoundError, UnprocessableError, badRequest } from '../../errors.js';
 import type { Actor } from './members.js';
-import { lockTierLimits } from './tier-limits.js';
+import type { TierLimitGuard } from './tier-limits.js';
 
 /** Spec 000 §5: letters, digits, underscore and dash only. */
 const PROJECT_SLUG = /^[A-Za-z0-9_-]+$/;
@@ -26,7 +26,7 @@ function slugify(name: string): string {
   return slug || 'project';
 }
 
-export function createProjectService(deps: { db: Database }) {
+export function createProjectService(deps: { db: Database; limits: Pick<TierLimitGuard, 'assertWithinLimit'> }) {
   const { db } = deps;
 
   async function favoritedIds(userId: string, projectIds: string[]): Promise<Set<string>> {
@@ -72,14 +72,10 @@ export function createProjectService(deps: { db: Database }) {
       return view(actor, await find(actor.organizationId, lookup));
     },
 
-    /** Within the tier's project limit; a taken slug gets the next free numeric suffix. */
+    /** Within the tier's project limit (when billing is on); a taken slug gets the next free numeric suffix. */
     async create(actor: Actor, input: { name: string }): Promise<ProjectView> {
       const project = await db.transaction(async (trx) => {
-        const limits = await lockTierLimits(trx, actor.organizationId);
-        const count = await Project.query(trx).forOrg(actor.organizationId).resultSize();
-        if (count >= limits.projects) {
-          throw badRequest('projectLimitReached', `Your plan allows ${limits.projects} projects`, { limit: limits.projects });
-        }
+        await deps.limits.assertWithinLimit(trx, actor.organizationId, 'projects');
         const base = slugify(input.name);
         const sameBase = await Project.query(trx)
           .forOrg(actor.organizationId)

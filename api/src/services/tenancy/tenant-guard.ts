@@ -60,6 +60,8 @@ export const OWNED_RESOURCE_PARAMS: Record<string, OwnedResource> = {
   ruleId: { table: 'invite_rules', label: 'Invite rule', idShape: uuid },
   environmentVariableId: { table: 'organization_environment_variables', label: 'Environment variable', idShape: uuid },
   developmentServerId: { table: 'development_servers', label: 'Development server', idShape: uuid },
+  // A saved card by its Stripe PaymentMethod id (`pm_…`).
+  methodId: { table: 'payment_cards', label: 'Card', idShape: matching(/^pm_[A-Za-z0-9_]+$/) },
   agentTemplateId: { table: 'agent_templates', label: 'Template', idShape: prefixed('template') },
   templateId: { table: 'agent_templates', label: 'Template', idShape: prefixed('template') },
   deployedAgentTemplateId: { table: 'agent_template_versions', label: 'Deployed template', idShape: prefixed('templateVersion') },

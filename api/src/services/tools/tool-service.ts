@@ -8,6 +8,7 @@ import { UniqueViolationError } from 'objection';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { keysetPage, type PageRequest } from '../shared/paging.js';
+import type { TierLimitGuard } from '../tenancy/tier-limits.js';
 import { generatePythonSchema } from './python-schema.js';
 import { firstFunctionName, resolveToolSchema } from './tool-schema.js';
 
@@ -71,7 +72,13 @@ export type RunToolInput = {
 /** A `tool_return_message` of a tool run outside any agent, with the result fields of a tool execution. */
 export type ToolRunMessage = Extract<LettaMessage, { message_type: 'tool_return_message' }> & { func_return: string };
 
-export type ToolServiceDeps = { db: Database; secrets: SecretBox; venvs: VenvManager };
+export type ToolServiceDeps = {
+  db: Database;
+  secrets: SecretBox;
+  venvs: VenvManager;
+  /** The tier's tool limit, enforced while billing is on. */
+  limits: Pick<TierLimitGuard, 'assertWithinLimit'>;
+};
 
 function checkToolTypes(types: string[] | undefined): void {
   const invalid = (types ?? []).filter((type) => !(TOOL_TYPES as readonly string[]).includes(type));
@@ -119,30 +126,33 @@ export function createToolService(deps: ToolServiceDeps) {
 
   async function insert(ctx: RequestContext, input: CreateToolInput, sourceType: string, jsonSchema: ToolJsonSchema): Promise<Tool> {
     try {
-      return await Tool.query(db)
-        .insert({
-          id: newId('tool'),
-          organizationId: ctx.organizationId,
-          projectId: null,
-          name: jsonSchema.name,
-          toolType: 'custom',
-          description: jsonSchema.description ?? null,
-          sourceType,
-          sourceCode: input.source_code,
-          jsonSchema,
-          argsJsonSchema: null,
-          tags: [],
-          returnCharLimit: DEFAULT_RETURN_CHAR_LIMIT,
-          pipRequirements: null,
-          npmRequirements: null,
-          defaultRequiresApproval: null,
-          enableParallelExecution: false,
-          metadata: {},
-          ...writableColumns(input),
-          createdById: ctx.userId,
-          lastUpdatedById: ctx.userId,
-        })
-        .returning('*');
+      return await db.transaction(async (trx) => {
+        await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'tools');
+        return Tool.query(trx)
+          .insert({
+            id: newId('tool'),
+            organizationId: ctx.organizationId,
+            projectId: null,
+            name: jsonSchema.name,
+            toolType: 'custom',
+            description: jsonSchema.description ?? null,
+            sourceType,
+            sourceCode: input.source_code,
+            jsonSchema,
+            argsJsonSchema: null,
+            tags: [],
+            returnCharLimit: DEFAULT_RETURN_CHAR_LIMIT,
+            pipRequirements: null,
+            npmRequirements: null,
+            defaultRequiresApproval: null,
+            enableParallelExecution: false,
+            metadata: {},
+            ...writableColumns(input),
+            createdById: ctx.userId,
+            lastUpdatedById: ctx.userId,
+          })
+          .returning('*');
+      });
     } catch (error) {
       if (error instanceof UniqueViolationError) throw duplicate(jsonSchema.name);
       throw error;

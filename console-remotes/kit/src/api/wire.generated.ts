@@ -216,6 +216,21 @@ export type AssistantMessage = {
   content: string | TextContent[];
 };
 
+export type AutoTopUp = {
+  threshold: number;
+  refillAmount: number;
+  maxMonthlySpend: number | null;
+  enabled: boolean;
+};
+
+export type AutoTopUpState = {
+  threshold: number;
+  refillAmount: number;
+  maxMonthlySpend: number | null;
+  enabled: boolean;
+  disabledReason: string | null;
+};
+
 export type BatchJob = {
   id: string;
   status: "created" | "running" | "completed" | "cancelled";
@@ -236,6 +251,22 @@ export type BatchJob = {
   created_at: string;
   updated_at: string;
   completed_at: string | null;
+};
+
+export type BillingHistoryEntry = {
+  id: string;
+  amount: number;
+  createdAt: string;
+  description: string;
+  receiptLink: string | null;
+};
+
+export type BillingInfo = {
+  billingTier: "free" | "pro" | "scale" | "enterprise";
+  totalCredits: number;
+  recurrentCredits: number;
+  isCancelled: boolean;
+  billingPeriodEnd: string;
 };
 
 export type Block = {
@@ -286,6 +317,24 @@ export type CompactionResponse = {
   summary: string | null;
   num_messages_before: number;
   num_messages_after: number;
+};
+
+export type CreditPurchase = {
+  totalCredits: number;
+  payment: BillingHistoryEntry;
+};
+
+export type CreditTransaction = {
+  id: string;
+  type: "addition" | "subtraction";
+  amount: number;
+  trueCost: number | null;
+  note: string | null;
+  source: string;
+  stepId: string | null;
+  modelTier: "free" | "premium" | "per-inference" | null;
+  createdAt: string;
+  metadata: Record<string, unknown>;
 };
 
 export type EmbeddingConfig = {
@@ -378,6 +427,65 @@ export type Folder = {
   updated_at: string | null;
   created_by_id: string | null;
   last_updated_by_id: string | null;
+};
+
+export type FullQuotas = {
+  freeModelRequests: {
+    used: number;
+    limit: number | null;
+  };
+  premiumModelRequests: {
+    used: number;
+    limit: number | null;
+  };
+  agents: {
+    used: number;
+    limit: number | null;
+  };
+  identities: {
+    used: number;
+    limit: number | null;
+  };
+  projects: {
+    used: number;
+    limit: number | null;
+  };
+  dataSources: {
+    used: number;
+    limit: number | null;
+  };
+  templates: {
+    used: number;
+    limit: number | null;
+  };
+  tools: {
+    used: number;
+    limit: number | null;
+  };
+  premiumInferencesPerMonth: {
+    used: number;
+    limit: number | null;
+  };
+  freeInferencesPerMonth: {
+    used: number;
+    limit: number | null;
+  };
+  storage: {
+    used: number;
+    limit: number | null;
+  };
+  memoryBlocks: {
+    used: number;
+    limit: number | null;
+  };
+  apiKeys: {
+    used: number;
+    limit: number | null;
+  };
+  members: {
+    used: number;
+    limit: number | null;
+  };
 };
 
 export type Group = {
@@ -724,6 +832,25 @@ export type Passage = {
   last_updated_by_id: string | null;
 };
 
+export type PaymentCard = {
+  id: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+  brand: string;
+  billingAddress: {
+    address1: string | null;
+    address2: string | null;
+    city: string | null;
+    state: string | null;
+    postalCode: string | null;
+    country: string | null;
+  };
+  isDefault: boolean;
+  isExpired: boolean;
+  name: string | null;
+};
+
 export type Provider = {
   id: string;
   name: string;
@@ -750,6 +877,21 @@ export type ProviderTrace = {
   response_json: Record<string, unknown>;
   llm_config: Record<string, unknown> | null;
   created_at: string;
+};
+
+export type Quotas = {
+  freeModelRequests: {
+    used: number;
+    limit: number | null;
+  };
+  premiumModelRequests: {
+    used: number;
+    limit: number | null;
+  };
+  agents: {
+    used: number;
+    limit: number | null;
+  };
 };
 
 export type ReasoningMessage = {
@@ -875,6 +1017,11 @@ export type ScheduledMessage = {
     scheduled_at: number;
     type?: "one-time";
   };
+};
+
+export type SetupIntent = {
+  clientSecret: string;
+  setupIntentId: string;
 };
 
 export type Source = {

@@ -7,7 +7,7 @@ import { createAgent } from '@engram/testing/factories/index';
 import { callRoute, fillPath, walkableRoutes } from '../../../http/route-walk-test-support.js';
 import { BANNED_ORGANIZATION_MESSAGE } from '../../../http/auth.js';
 import { createAdminBillingService, NO_PAYMENT_PROVIDER_MESSAGE } from '../../../services/admin/admin-billing.js';
-import { createBillingServices } from '../../../services/billing/index.js';
+import { createQuotaService } from '../../../services/billing/quotas.js';
 import { signUp, type ConsoleUser } from '../console-test-support.js';
 import { connectThroughDevice, createTestOAuthApp, postForm } from '../oauth-test-support.js';
 
@@ -386,7 +386,7 @@ describe('billing settings and method', () => {
     expect((await platformAdmin.client.get(settings)).body).toEqual({ billingTier: 'free', pricingModel: 'prepay' });
 
     // Billing on, as the hosted product runs: with no credits left a prepaid organization's run is refused before any model call.
-    const billingOn = createBillingServices({ db: context.stack.db, mode: 'on' });
+    const billingOn = { quotas: createQuotaService({ db: context.stack.db, mode: 'on' }) };
     const balance = (await platformAdmin.client.get(`/admin/organizations/${owner.organizationId}/credits`)).body.credits as number;
     if (balance > 0) await platformAdmin.client.post(`/admin/organizations/${owner.organizationId}/remove-credits`, { amount: balance });
     expect((await platformAdmin.client.get(`/admin/organizations/${owner.organizationId}/credits`)).body.credits).toBe(0);
