@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import shellConfig from '../console-shell/rspack.config.js';
 import agentsConfig, { descriptor as agentsDescriptor } from '../console-remotes/agents/rspack.config.js';
 import adminConfig, { descriptor as adminDescriptor } from '../console-remotes/admin/rspack.config.js';
+import billingConfig, { descriptor as billingDescriptor } from '../console-remotes/billing/rspack.config.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -17,6 +18,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 export const CONSOLE_APPS = [
   { name: 'shell', dir: path.join(repoRoot, 'console-shell'), config: shellConfig, descriptor: undefined },
   { name: 'agents', dir: path.join(repoRoot, 'console-remotes/agents'), config: agentsConfig, descriptor: agentsDescriptor },
+  { name: 'billing', dir: path.join(repoRoot, 'console-remotes/billing'), config: billingConfig, descriptor: billingDescriptor },
   { name: 'admin', dir: path.join(repoRoot, 'console-remotes/admin'), config: adminConfig, descriptor: adminDescriptor },
 ] as const;
 

@@ -218,7 +218,7 @@ describe('feature flags and ADE preferences', () => {
     const user = await signUp(stack);
     const flags = await user.client.get('/feature-flags');
     expect(flags.status).toBe(200);
-    expect(flags.body).toMatchObject({ PROJECTS: true, BILLING: false });
+    expect(flags.body).toMatchObject({ PROJECTS: true, BILLING: true });
   });
 
   it("keeps each member's own layout per agent", async () => {

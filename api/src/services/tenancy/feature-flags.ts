@@ -1,5 +1,6 @@
 /**
- * The console features this deployment offers, as the console asks for them. Billing and templates
+ * The console features this deployment offers, as the console asks for them. Billing is shown whether or not
+ * ENGRAM_BILLING enforces anything: a self-hosted install still meters every step and has usage to show. Templates
  * belong to later work; until then the console hides them.
  */
 export const FEATURE_FLAGS: Readonly<Record<string, boolean>> = {
@@ -9,6 +10,6 @@ export const FEATURE_FLAGS: Readonly<Record<string, boolean>> = {
   ENVIRONMENT_VARIABLES: true,
   DEVELOPMENT_SERVERS: true,
   PHONE_VERIFICATION: true,
-  BILLING: false,
+  BILLING: true,
   TEMPLATES: false,
 };
