@@ -84,6 +84,18 @@ function ProjectHome() {
   return first ? <Navigate to={first.route} replace /> : <NotFoundPage message="No console modules are installed." />;
 }
 
+/**
+ * `/billing`: the billing remote of the most recently used project. Billing is the organization's, but remotes are
+ * mounted in a project; this is where the organization's own screens (API keys, members) link to it.
+ */
+function BillingRedirect() {
+  const projects = useQuery({ queryKey: [...queryKeys.allProjects, 'latest'], queryFn: () => consoleApi.projects({ limit: 1, orderBy: 'updatedAt', orderDirection: 'desc' }) });
+  if (projects.isPending) return <Loader m="xl" />;
+  if (projects.error) return <ErrorNotice error={projects.error} onRetry={() => void projects.refetch()} />;
+  const latest = projects.data.projects[0];
+  return latest ? <Navigate to={`/projects/${latest.slug}/billing`} replace /> : <Navigate to="/projects" replace />;
+}
+
 /** Mounts the remote whose route is the URL's `:area`. */
 function RemoteRoute() {
   const { area = '' } = useParams();
@@ -127,6 +139,7 @@ export function App() {
             <Route index element={<ProjectHome />} />
             <Route path=":area/*" element={<RemoteRoute />} />
           </Route>
+          <Route path="billing" element={<BillingRedirect />} />
           <Route path="settings/api-keys" element={<ApiKeysPage />} />
           <Route path="settings/members" element={<MembersPage />} />
           <Route path="settings/environment-variables" element={<EnvironmentVariablesPage />} />

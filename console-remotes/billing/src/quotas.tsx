@@ -37,7 +37,7 @@ function QuotaBar({ label, used, limit, asBytes }: { label: string; used: number
   const share = limit ? Math.min(100, (used / limit) * 100) : 0;
   const color = share >= 100 ? 'red' : share >= 80 ? 'orange' : 'blue';
   return (
-    <Stack gap={4} data-testid="quota" aria-label={label}>
+    <Stack gap={4} data-testid="quota" role="group" aria-label={label}>
       <Group justify="space-between" gap="xs" wrap="nowrap">
         <Text size="sm">{label}</Text>
         <Text size="sm" c="dimmed" data-testid="quota-value">

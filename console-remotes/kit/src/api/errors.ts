@@ -52,6 +52,20 @@ export async function errorFromResponse(response: Response): Promise<ApiError> {
   return new ApiError(response.status, message ?? (response.statusText || `Request failed (${response.status})`), code, body);
 }
 
+/** The console API's codes for a refusal by the organization's tier limits (spec 000 §8). */
+const TIER_LIMIT_CODES = new Set(['usageLimit', 'maxUsage', 'projectLimitReached', 'organizationMemberLimitReached']);
+
+/**
+ * The tier limit that refused a request, or null for any other failure: the console API's tier-limit codes, and
+ * `/v1`'s 402 `{message, limit}` (spec 001 §8). `limit` is the plan's allowance the request would have exceeded.
+ */
+export function tierLimitOf(error: unknown): { message: string; limit: number | null } | null {
+  if (!(error instanceof ApiError)) return null;
+  if (error.status !== 402 && !(error.errorCode && TIER_LIMIT_CODES.has(error.errorCode))) return null;
+  const limit = (error.body as { limit?: unknown } | null)?.limit;
+  return { message: error.message, limit: typeof limit === 'number' ? limit : null };
+}
+
 /** A message fit for the user, for any thrown value. */
 export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;

@@ -1,7 +1,8 @@
 import type { ReactNode } from 'react';
-import { ActionIcon, Alert, Button, CopyButton, Group, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
-import { IconAlertTriangle, IconCheck, IconChevronLeft, IconChevronRight, IconCopy } from '@tabler/icons-react';
-import { errorMessage } from '../api/errors.js';
+import { Link, useMatch } from 'react-router';
+import { ActionIcon, Alert, Anchor, Button, CopyButton, Group, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { IconAlertTriangle, IconCheck, IconChevronLeft, IconChevronRight, IconCopy, IconGauge } from '@tabler/icons-react';
+import { errorMessage, tierLimitOf } from '../api/errors.js';
 
 /** The title row of a screen: title, one line of description, actions on the right. */
 export function PageHeader({ title, description, actions }: { title: ReactNode; description?: ReactNode; actions?: ReactNode }) {
@@ -22,8 +23,35 @@ export function PageHeader({ title, description, actions }: { title: ReactNode; 
   );
 }
 
+/**
+ * A refusal by the organization's plan: what the plan allows, and where to raise it (the billing screen of the
+ * project open now, or of the most recent one from the organization's own screens). Retrying would not help.
+ */
+function TierLimitNotice({ title, message }: { title: string; message: string }) {
+  const project = useMatch('/projects/:projectSlug/*');
+  const billing = project ? `/projects/${project.params.projectSlug}/billing` : '/billing';
+  return (
+    <Alert color="orange" variant="light" icon={<IconGauge size={18} />} title={title} role="alert" data-testid="tier-limit-notice">
+      <Stack gap={4} align="flex-start">
+        <Text size="sm" fw={500}>
+          {message}.
+        </Text>
+        <Text size="sm">
+          Your organization has reached this limit of its plan.{' '}
+          <Anchor component={Link} to={billing} size="sm">
+            See your plan and usage
+          </Anchor>{' '}
+          to upgrade, or remove something you no longer need.
+        </Text>
+      </Stack>
+    </Alert>
+  );
+}
+
 /** The API's own error message, with a retry when there is something to retry. */
 export function ErrorNotice({ error, title = 'Something went wrong', onRetry }: { error: unknown; title?: string; onRetry?: () => void }) {
+  const tierLimit = tierLimitOf(error);
+  if (tierLimit) return <TierLimitNotice title={title} message={tierLimit.message.replace(/\.$/, '')} />;
   return (
     <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} title={title} role="alert">
       <Stack gap="xs" align="flex-start">
