@@ -57,7 +57,7 @@ export function UsageChart() {
     <Stack gap="xs" data-testid="usage-chart">
       <Group justify="space-between" wrap="wrap" gap="xs">
         <Text size="sm" fw={500}>
-          Usage: <span data-testid="usage-total">{total.toLocaleString()}</span> {metric} in {days} days
+          Usage: <span data-testid="usage-total">{total.toLocaleString()}</span> {total === 1 ? metric.slice(0, -1) : metric} in {days} days
         </Text>
         <Group gap="xs">
           <SegmentedControl size="xs" data={[...METRICS]} value={metric} onChange={(value) => setMetric(value as Metric)} aria-label="Usage measure" />
