@@ -14,6 +14,7 @@ import { stepRoutes } from './steps.js';
 import { stepTransactionRoutes } from './step-transactions.js';
 import { blockRoutes } from './blocks.js';
 import { internalBlockRoutes } from './internal-blocks.js';
+import { internalRunRoutes } from './internal-runs.js';
 import { identityRoutes } from './identities.js';
 import { tagRoutes } from './tags.js';
 import { toolRoutes } from './tools.js';
@@ -58,6 +59,7 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     await app.register(stepTransactionRoutes(services));
     await app.register(blockRoutes(services));
     await app.register(internalBlockRoutes(services));
+    await app.register(internalRunRoutes(services));
     await app.register(identityRoutes(services));
     await app.register(tagRoutes(services));
     await app.register(toolRoutes(services));

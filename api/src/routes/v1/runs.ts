@@ -18,12 +18,12 @@ import { errorResponses } from './shared/error-responses.js';
 const RunParams = z.object({ run_id: z.string() });
 const JobParams = z.object({ job_id: z.string() });
 
-const csv = z
+export const csv = z
   .union([z.string(), z.array(z.string())])
   .transform((value) => (Array.isArray(value) ? value : value.split(',')).filter(Boolean));
-const booleanQuery = z.enum(['true', 'false']).transform((value) => value === 'true');
+export const booleanQuery = z.enum(['true', 'false']).transform((value) => value === 'true');
 
-const RunListQuery = z.object({
+export const RunListQuery = z.object({
   agent_id: z.string().optional(),
   agent_ids: csv.optional(),
   statuses: csv.optional(),
@@ -35,7 +35,7 @@ const RunListQuery = z.object({
 
 const JobListQuery = z.object({ active: booleanQuery.optional(), ascending: booleanQuery.optional(), ...pageQuery(100) });
 
-const runFilterOf = (query: Partial<z.infer<typeof RunListQuery>>): RunFilter => ({
+export const runFilterOf = (query: Partial<z.infer<typeof RunListQuery>>): RunFilter => ({
   agentIds: [...(query.agent_ids ?? []), ...(query.agent_id ? [query.agent_id] : [])],
   statuses: query.statuses,
   active: query.active,

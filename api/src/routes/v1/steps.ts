@@ -5,17 +5,12 @@ import type { AppServices } from '../../services/index.js';
 import { stepToWire } from '../../services/runs/run-wire.js';
 import { stepMetricsToWire, stepTraceToWire } from '../../services/steps/step-wire.js';
 import { pageOf, pageQuery } from '../shared/paging.js';
-import { queryBoolean, queryList } from '../shared/query.js';
+import { QueryDate, queryBoolean, queryList } from '../shared/query.js';
 import { LettaMessageResponse } from './agents/message-schema.js';
 import { ProviderTraceResponse, StepFeedback, StepMetricsResponse, StepResponse } from './steps-schema.js';
 import { errorResponses } from './shared/error-responses.js';
 
 const StepParams = z.object({ step_id: z.string() });
-
-/** ISO datetimes; one without an offset (as Python's `isoformat()` writes them) is read as UTC. */
-const QueryDate = z.iso
-  .datetime({ offset: true, local: true })
-  .transform((value) => new Date(/(Z|[+-]\d{2}:?\d{2})$/i.test(value) ? value : `${value}Z`));
 
 const ListStepsQuery = z.object({
   start_date: QueryDate.optional(),

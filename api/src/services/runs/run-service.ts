@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Agent, Message, newId, Run, Step, type Database, type RunStatus } from '@engram/db';
+import type { QueryBuilder } from 'objection';
 import type { AgentRunClient } from '@engram/temporal';
 import { runInputContent, type AgentType, type LettaMessage, type RunInput, type RunInputMessage, type RunRequest } from '@engram/core';
 import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../errors.js';
@@ -23,7 +24,48 @@ export type RunFilter = {
   active?: boolean | undefined;
   background?: boolean | undefined;
   stopReason?: string | undefined;
+  projectId?: string | undefined;
+  /** The `base_template_id` of the run's agent. */
+  templateFamily?: string | undefined;
+  stepCount?: { operator: 'eq' | 'gte' | 'lte'; value: number } | undefined;
+  /** Runs in which any of these tools answered (by name, as `GET /runs/{id}/metrics` lists them). */
+  toolsUsed?: string[] | undefined;
+  /** Runs at least as slow as this percentile (1–100) of the runs the other filters keep. */
+  durationPercentile?: number | undefined;
+  duration?: { operator: 'gt' | 'lt' | 'eq'; nanoseconds: number } | undefined;
+  createdFrom?: Date | undefined;
+  createdUntil?: Date | undefined;
 };
+
+const SQL_OPERATOR = { eq: '=', gte: '>=', lte: '<=', gt: '>', lt: '<' } as const;
+
+/** Every filter but the duration percentile, whose threshold is taken over the runs these keep. */
+function filterRuns(query: QueryBuilder<Run, Run[]>, filter: RunFilter): QueryBuilder<Run, Run[]> {
+  if (filter.agentIds?.length) query.whereIn('runs.agent_id', filter.agentIds);
+  if (filter.statuses?.length) query.whereIn('runs.status', filter.statuses);
+  if (filter.active) query.whereIn('runs.status', ACTIVE);
+  if (filter.background !== undefined) query.where('runs.background', filter.background);
+  if (filter.stopReason !== undefined) query.where('runs.stop_reason', filter.stopReason);
+  if (filter.projectId !== undefined) query.where('runs.project_id', filter.projectId);
+  if (filter.createdFrom) query.where('runs.created_at', '>=', filter.createdFrom);
+  if (filter.createdUntil) query.where('runs.created_at', '<=', filter.createdUntil);
+  if (filter.stepCount) {
+    query.whereRaw(`coalesce((runs.usage->>'step_count')::int, 0) ${SQL_OPERATOR[filter.stepCount.operator]} ?`, [filter.stepCount.value]);
+  }
+  if (filter.duration) query.where('runs.total_duration_ns', SQL_OPERATOR[filter.duration.operator], filter.duration.nanoseconds);
+  if (filter.templateFamily !== undefined) {
+    query.whereRaw('exists (select 1 from agents where agents.organization_id = runs.organization_id and agents.id = runs.agent_id and agents.base_template_id = ?)', [
+      filter.templateFamily,
+    ]);
+  }
+  if (filter.toolsUsed?.length) {
+    query.whereRaw(
+      "exists (select 1 from messages where messages.organization_id = runs.organization_id and messages.run_id = runs.id and messages.role = 'tool' and messages.name = any(?))",
+      [filter.toolsUsed],
+    );
+  }
+  return query;
+}
 
 /** A run's counts beside its record: how many steps it took and which tools answered in it. */
 export type RunMetrics = { run: Run; stepCount: number; toolsUsed: string[] };
@@ -196,12 +238,13 @@ export function createRunService(deps: RunServiceDeps) {
     /** A page of the organization's runs; a cursor that is not one of its runs is a 404. */
     async listRuns(ctx: RequestContext, filter: RunFilter, page: PageRequest): Promise<Run[]> {
       for (const cursor of [page.before, page.after]) if (cursor !== undefined) await getRun(ctx, cursor);
-      const query = Run.query(deps.db).forOrg(ctx.organizationId);
-      if (filter.agentIds?.length) query.whereIn('agent_id', filter.agentIds);
-      if (filter.statuses?.length) query.whereIn('status', filter.statuses);
-      if (filter.active) query.whereIn('status', ACTIVE);
-      if (filter.background !== undefined) query.where('background', filter.background);
-      if (filter.stopReason !== undefined) query.where('stop_reason', filter.stopReason);
+      const query = filterRuns(Run.query(deps.db).forOrg(ctx.organizationId), filter);
+      if (filter.durationPercentile !== undefined) {
+        const threshold = filterRuns(Run.query(deps.db).forOrg(ctx.organizationId), filter)
+          .whereNotNull('runs.total_duration_ns')
+          .select(deps.db.raw('percentile_cont(?) within group (order by runs.total_duration_ns)', [filter.durationPercentile / 100]));
+        query.where('runs.total_duration_ns', '>=', threshold);
+      }
       return keysetPage(query, page, { table: 'runs' });
     },
 
