@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { SharedChat } from '@engram/db';
+import { PublishedAgentFile, SharedChat } from '@engram/db';
 import { artifactsDir, DESKTOP } from '../../../console-shell/e2e/browser.js';
 import { poll, startAdeHarness, type AdeHarness } from './ade-harness.js';
 
@@ -76,6 +76,20 @@ describe('sharing in the console', () => {
     await poll(async () => (await SharedChat.query(ade.stack.db).findOne({ agentId: ade.agentId }))?.accessLevel).toBe('everyone');
     const link = await dialog.getByRole('textbox', { name: 'Chat link' }).inputValue();
     expect(link).toMatch(/\/chat\/chat-/);
+
+    // The same dialog publishes the agent to the gallery, where members vote on it.
+    await dialog.getByRole('textbox', { name: 'File name' }).fill('front_desk');
+    await dialog.getByRole('textbox', { name: 'Summary' }).fill('Greets visitors');
+    await dialog.getByRole('textbox', { name: 'Description' }).fill('A front desk agent that greets every visitor.');
+    await dialog.getByRole('button', { name: 'Publish as an agent file' }).click();
+    await poll(() => dialog.getByText('Published as front_desk').count()).toBe(1);
+    await page.keyboard.press('Escape');
+    await page.goto(`${ade.agentPath.slice(0, ade.agentPath.lastIndexOf('/'))}/agent-files`);
+    const card = page.getByTestId('agent-file-card').filter({ hasText: 'front_desk' });
+    await poll(() => card.getByText('Greets visitors').count()).toBe(1);
+    await card.getByRole('button', { name: 'Vote front_desk up' }).click();
+    await poll(async () => (await PublishedAgentFile.query(ade.stack.db).findOne({ name: 'front_desk' }))?.upvotes).toBe(1);
+    await poll(() => card.getByText('0 downloads').count()).toBe(1);
 
     const visitor = await signedOutVisitor();
     await visitor.goto(link);

@@ -278,15 +278,15 @@ function AgentHeader({ agent }: { agent: Agent }) {
       <Group gap={6} wrap="nowrap">
         <ShareAgentButton agentId={agent.id} />
         <Group gap={6} wrap="nowrap" visibleFrom="sm">
-        {agent.tags.slice(0, 3).map((tag) => (
-          <Badge key={tag} variant="outline" size="sm" tt="none">
-            {tag}
+          {agent.tags.slice(0, 3).map((tag) => (
+            <Badge key={tag} variant="outline" size="sm" tt="none">
+              {tag}
+            </Badge>
+          ))}
+          <Badge variant="light" size="lg" tt="none" radius="sm" ff="monospace">
+            {agent.model ?? agent.llm_config.model}
           </Badge>
-        ))}
-        <Badge variant="light" size="lg" tt="none" radius="sm" ff="monospace">
-          {agent.model ?? agent.llm_config.model}
-        </Badge>
-      </Group>
+        </Group>
       </Group>
     </Group>
   );
