@@ -81,7 +81,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
   const { exposeDevelopmentOutbox, temporalUi } = deps.config;
-  await app.register(consoleRoutes(deps.services, { exposeDevelopmentOutbox, temporalUi }), { prefix: '/api' });
+  await app.register(
+    consoleRoutes(deps.services, {
+      exposeDevelopmentOutbox,
+      temporalUi,
+      pingIntervalMs: deps.config.streamPingIntervalMs,
+      pollIntervalMs: deps.config.streamPollIntervalMs,
+    }),
+    { prefix: '/api' },
+  );
   await app.register(oauthProtocolRoutes(deps.services), { prefix: OAUTH_PREFIX });
   await app.register(consoleStatic({ isPlatformAdmin: (request) => isPlatformAdminSession(request, deps.services) }));
   return app;

@@ -32,6 +32,8 @@ const MembersPage = lazy(() => import('./pages/members.js').then((page) => ({ de
 const VerifyEmailPage = lazy(() => import('./pages/verify-email.js').then((page) => ({ default: page.VerifyEmailPage })));
 const OAuthConsentPage = lazy(() => import('./pages/oauth-consent.js').then((page) => ({ default: page.OAuthConsentPage })));
 const OAuthDevicePage = lazy(() => import('./pages/oauth-device.js').then((page) => ({ default: page.OAuthDevicePage })));
+const SharedChatPage = lazy(() => import('./pages/shared-chat.js').then((page) => ({ default: page.SharedChatPage })));
+const LaunchPage = lazy(() => import('./pages/launch.js').then((page) => ({ default: page.LaunchPage })));
 
 function FullPageLoader() {
   return (
@@ -129,6 +131,9 @@ export function App() {
             </Suspense>
           }
         />
+        {/* Shared chats and launch links: for whoever their access level admits, signed in or not, without the console's chrome. */}
+        <Route path="/chat/:chatId" element={<Suspense fallback={<FullPageLoader />}><SharedChatPage /></Suspense>} />
+        <Route path="/launch/:launchId" element={<Suspense fallback={<FullPageLoader />}><LaunchPage /></Suspense>} />
         {/* OAuth: an app's request (the provider sends the browser here) and a device's code, on a page of their own. */}
         <Route path="/authorize/:interactionId" element={<RequireSession><Suspense fallback={<FullPageLoader />}><OAuthConsentPage /></Suspense></RequireSession>} />
         <Route path="/device" element={<RequireSession><Suspense fallback={<FullPageLoader />}><OAuthDevicePage /></Suspense></RequireSession>} />

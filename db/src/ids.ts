@@ -34,6 +34,10 @@ export const ID_PREFIXES = {
   group: 'group',
   groupTurn: 'group_turn',
   agentCall: 'agent_call',
+  sharedChat: 'chat',
+  sharedChatConversation: 'chat_conversation',
+  launchLink: 'launch',
+  publishedAgentFile: 'agent_file',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

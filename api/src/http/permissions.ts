@@ -361,6 +361,28 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'POST /api/simulated-agents/:simulatedAgentId/refresh': needs(RESOURCE_PERMISSIONS.templates.update),
   'PUT /api/simulated-agents/:simulatedAgentId/variables': needs(RESOURCE_PERMISSIONS.templates.update),
   'POST /api/simulated-agents/:simulatedAgentId/flush': needs(RESOURCE_PERMISSIONS.templates.read, 'message_agents'),
+  // Sharing an agent's chat is changing who reaches the agent; a launch link is the template's.
+  'GET /api/projects/:projectId/agents/:agentId/shared-chat/configuration': needs(agents.read),
+  'PUT /api/projects/:projectId/agents/:agentId/shared-chat/configuration': needs(agents.update),
+  'POST /api/agent-templates/:agentTemplateId/launch-link': needs(RESOURCE_PERMISSIONS.templates.update),
+  'PUT /api/agent-templates/:agentTemplateId/launch-link': needs(RESOURCE_PERMISSIONS.templates.update),
+  // Public on purpose: a shared chat, a launch link and a published agent file admit each visitor by their own
+  // access level, read on every request (services/sharing), signed in or not.
+  'GET /api/chat/:chatId': PUBLIC,
+  'GET /api/chat/:chatId/messages': PUBLIC,
+  'POST /api/chat/:chatId/messages/stream': PUBLIC,
+  'GET /api/launch-link-metadata/:launchId': PUBLIC,
+  'POST /api/launch-links/:launchId/share-chat': PUBLIC,
+  'GET /api/agent-files': PUBLIC,
+  'GET /api/agent-files/:agentFileId/metadata': PUBLIC,
+  'GET /api/agent-files/:agentFileId/summary': PUBLIC,
+  'GET /api/agent-files/:agentFileId/details': PUBLIC,
+  'GET /api/agent-files/:agentFileId/download': PUBLIC,
+  // Any signed-in user may vote on a file they can read, whatever their organization.
+  'POST /api/agent-files/:agentFileId/vote': ACCOUNT,
+  // Publishing exports the agent for others to read: a change to who sees it.
+  'POST /api/agent-files': needs(agents.read, agents.update),
+  'PATCH /api/agent-files/:agentFileId/access-level': needs(agents.update),
 };
 
 /** A path prefix and what its routes need when they have no rule of their own. */

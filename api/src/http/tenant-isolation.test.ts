@@ -114,6 +114,17 @@ async function populateTenantA(): Promise<TenantA> {
   const migration = await admin.client.post(`/template-versions/${templateName}:1/migrate`, {});
   const simulated = await admin.client.get(`/agent-templates/${template.body.id}/simulated-agents/default`);
   for (const made of [template, blockTemplate, version, deployment, migration, simulated]) expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
+  // Shared at levels that admit A's members only: B, signed in elsewhere, must learn nothing from the public routes.
+  const sharedChat = await admin.client.put(`/projects/${agentRow!.projectId}/agents/${agent.id}/shared-chat/configuration`, { accessLevel: 'organization' });
+  const launchLink = await admin.client.post(`/agent-templates/${template.body.id}/launch-link`, { accessLevel: 'organization' });
+  const agentFile = await admin.client.post('/agent-files', {
+    agentId: agent.id,
+    name: `${TAG}-file`.slice(0, 25),
+    description: `${TAG} description`,
+    summary: `${TAG} summary`,
+    accessLevel: 'organization',
+  });
+  for (const made of [sharedChat, launchLink, agentFile]) expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
   const group = await v1(apiKey, 'POST', '/groups/', { agent_ids: [agent.id], description: `${TAG} group`, shared_block_ids: [standaloneBlock.id] });
   // A saved card, as a confirmed setup intent leaves it (this stack has no Stripe).
   const card = await PaymentCard.query(stack.db)
@@ -168,6 +179,9 @@ async function populateTenantA(): Promise<TenantA> {
     workflowId: migration.body.workflowId,
     blockTemplateId: blockTemplate.body.blockTemplate.id,
     simulatedAgentId: simulated.body.id,
+    chatId: sharedChat.body.chatId,
+    launchId: launchLink.body.launchId,
+    agentFileId: agentFile.body.id,
     // An invite code is a credential, not an id: whoever holds A's code may see that invite, by design.
     // B probes with a code of its own making instead.
     inviteCode: randomBytes(24).toString('base64url'),
@@ -255,6 +269,9 @@ describe('tenant isolation', () => {
     expect((await admin.client.get(`/block-templates/${params.blockTemplateId}`)).body.value).toBe(`${TAG} policy`);
     expect((await admin.client.get(`/simulated-agents/${params.simulatedAgentId}`)).body).toMatchObject({ isCorrupted: false });
     expect((await v1(apiKey, 'GET', `/_internal_templates/deployment/${params.deployment_id}`)).total_count).toBe(1);
+    expect((await admin.client.get(`/chat/${params.chatId}`)).body).toMatchObject({ accessLevel: 'organization', agentId: params.agentId });
+    expect((await admin.client.get(`/agent-templates/${params.agentTemplateId}/launch-link`)).body.accessLevel).toBe('organization');
+    expect((await admin.client.get(`/agent-files/${params.agentFileId}/metadata`)).body).toMatchObject({ accessLevel: 'organization', downloadCount: 0, upvotes: 0, downvotes: 0 });
     expect((await v1(apiKey, 'GET', '/client-side-access-tokens')).tokens.map((token: { token: string }) => token.token)).toEqual([params.token]);
     expect((await admin.client.get(`/user/self/connected-apps/${params.clientId}/connections?status=active`)).body.connections).toHaveLength(1);
     expect((await new ConsoleClient(stack.baseUrl).post('/user/login', { email: admin.email, password: admin.password })).status).toBe(200);

@@ -59,6 +59,9 @@ import { createTemplateService } from './templates/template-service.js';
 import { createBillingServices, type BillingMode } from './billing/index.js';
 import { createAdminServices } from './admin/index.js';
 import { createObservabilityServices } from './observability/index.js';
+import { createAgentFileGalleryService } from './sharing/agent-file-gallery-service.js';
+import { createLaunchLinkService } from './sharing/launch-link-service.js';
+import { createSharedChatService } from './sharing/shared-chat-service.js';
 
 export type ServiceDeps = {
   db: Database;
@@ -181,6 +184,7 @@ export function createServices(deps: ServiceDeps) {
     limits,
   });
   const blockTemplates = createBlockTemplateService({ db: deps.db, templates, organizations });
+  const sharedChats = createSharedChatService({ db: deps.db, agentFiles, agents, runs, messages, rateLimiter });
   return {
     apiKeys,
     organizations,
@@ -216,6 +220,9 @@ export function createServices(deps: ServiceDeps) {
     templates,
     simulatedAgents,
     blockTemplates,
+    sharedChats,
+    launchLinks: createLaunchLinkService({ db: deps.db, templates, agents, sharedChats, rateLimiter }),
+    agentFileGallery: createAgentFileGalleryService({ db: deps.db, agentFiles }),
     batches,
     jobs: createJobService({ db: deps.db, runs, batches }),
     chatCompletions: createChatCompletionService({ runs, follow: runLog.follow }),

@@ -19,6 +19,8 @@ export type AdeHarnessOptions = {
 
 export type AdeHarness = {
   stack: TestStack;
+  /** For more browsers (contexts) besides the signed-in one, such as signed-out visitors. */
+  browser: Browser;
   model: ScriptedModelServer;
   page: Page;
   /** A `/v1` key of the signed-up user's organization, for checking what the console did. */
@@ -80,6 +82,7 @@ export async function startAdeHarness(options: AdeHarnessOptions): Promise<AdeHa
 
   return {
     stack,
+    browser,
     model,
     page,
     apiKey,

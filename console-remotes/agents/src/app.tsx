@@ -18,6 +18,7 @@ const JobsPage = lazy(() => import('./jobs/jobs-page.js').then((module) => ({ de
 const SandboxPage = lazy(() => import('./sandbox/sandbox-page.js').then((module) => ({ default: module.SandboxPage })));
 const TemplatesPage = lazy(() => import('./templates/templates-page.js').then((module) => ({ default: module.TemplatesPage })));
 const BlockTemplatesPage = lazy(() => import('./templates/block-templates-page.js').then((module) => ({ default: module.BlockTemplatesPage })));
+const AgentFilesPage = lazy(() => import('./sharing/agent-files-page.js').then((module) => ({ default: module.AgentFilesPage })));
 const TemplateEditor = lazy(() => import('./templates/template-editor.js').then((module) => ({ default: module.TemplateEditor })));
 
 /**
@@ -44,6 +45,7 @@ export default function AgentsApp() {
         <Route path="sandbox" element={<SandboxPage />} />
         <Route path="templates" element={<TemplatesPage />} />
         <Route path="block-templates" element={<BlockTemplatesPage />} />
+        <Route path="agent-files" element={<AgentFilesPage />} />
       </Route>
       <Route path="new" element={<CreateAgentPage />} />
       <Route

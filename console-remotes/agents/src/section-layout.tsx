@@ -1,6 +1,6 @@
 import { Suspense } from 'react';
 import { Button, Group, Loader, Outlet, RouterNavLink, ScrollArea, useLocation, useParams } from '@engram/console-kit';
-import { IconBox, IconId, IconKey, IconListDetails, IconPlug, IconRobot, IconStack2, IconTemplate, IconTool, IconUsersGroup, type Icon } from '@tabler/icons-react';
+import { IconBox, IconFileDownload, IconId, IconKey, IconListDetails, IconPlug, IconRobot, IconStack2, IconTemplate, IconTool, IconUsersGroup, type Icon } from '@tabler/icons-react';
 
 /** The screens of this remote besides the agent workspace; the shell's navigation has one entry for all of them. */
 const SECTIONS: Array<{ to: string; label: string; icon: Icon }> = [
@@ -14,6 +14,7 @@ const SECTIONS: Array<{ to: string; label: string; icon: Icon }> = [
   { to: 'providers', label: 'Providers', icon: IconKey },
   { to: 'identities', label: 'Identities', icon: IconId },
   { to: 'sandbox', label: 'Sandbox', icon: IconBox },
+  { to: 'agent-files', label: 'Agent files', icon: IconFileDownload },
 ];
 
 /**

@@ -6,6 +6,8 @@ export { ApiError, errorFromResponse, errorMessage } from './api/errors.js';
 export { queryString, send, sendJson, type RequestOptions } from './api/http.js';
 export { readSse, type SseEvent } from './api/sse.js';
 export { CONSOLE_API, consoleApi } from './api/console-api.js';
+export { AGENT_FILE_ACCESS_LEVELS, SHARE_ACCESS_LEVELS, sharingApi } from './api/sharing-api.js';
+export type * from './api/sharing-api.js';
 export type * from './api/console-types.js';
 export { ASSIGNABLE_PERMISSIONS, PERMISSION_GROUPS, ROLE_DESCRIPTIONS, ROLES, type Permission, type Role } from './api/roles.js';
 export { createV1Client, V1_API, type SendMessagesBody, type V1Client } from './api/v1-api.js';

@@ -128,3 +128,14 @@ export {
   PaymentCard,
   type CardAddress,
 } from './billing.js';
+export {
+  LaunchLink,
+  SharedChat,
+  SharedChatConversation,
+  PublishedAgentFile,
+  AgentFileVote,
+  SHARE_ACCESS_LEVELS,
+  AGENT_FILE_ACCESS_LEVELS,
+  type ShareAccessLevel,
+  type AgentFileAccessLevel,
+} from './sharing.js';

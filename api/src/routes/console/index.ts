@@ -23,6 +23,8 @@ import { paymentRoutes } from './payments.js';
 import { preferenceRoutes } from './preferences.js';
 import { projectRoutes } from './projects.js';
 import { simulatedAgentRoutes } from './simulated-agents.js';
+import { sharingRoutes, type SharingRouteOptions } from './sharing.js';
+import { agentFileGalleryRoutes } from './agent-file-gallery.js';
 import { traceRoutes } from './traces.js';
 import { observabilityRoutes } from './observability.js';
 import { userRoutes } from './user.js';
@@ -32,7 +34,7 @@ import { verificationRoutes } from './verification.js';
  * The console API (spec 000's "api base"), mounted at `/api`: signed in by session cookie, errors
  * as `{message, errorCode}`, access per `http/permissions.ts`.
  */
-export function consoleRoutes(services: AppServices, options: ConsoleSettingsOptions & { exposeDevelopmentOutbox: boolean }): FastifyPluginAsync {
+export function consoleRoutes(services: AppServices, options: ConsoleSettingsOptions & SharingRouteOptions & { exposeDevelopmentOutbox: boolean }): FastifyPluginAsync {
   return async (app) => {
     await app.register(cookie);
     registerSessionAuth(app, { sessions: services.sessions, standing: services.standing });
@@ -53,6 +55,8 @@ export function consoleRoutes(services: AppServices, options: ConsoleSettingsOpt
     await app.register(agentTemplateImportRoutes(services));
     await app.register(blockTemplateRoutes(services));
     await app.register(simulatedAgentRoutes(services));
+    await app.register(sharingRoutes(services, { pingIntervalMs: options.pingIntervalMs, pollIntervalMs: options.pollIntervalMs }));
+    await app.register(agentFileGalleryRoutes(services));
     await app.register(environmentVariableRoutes(services));
     await app.register(developmentServerRoutes(services));
     await app.register(preferenceRoutes(services));

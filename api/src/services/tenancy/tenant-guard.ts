@@ -68,6 +68,8 @@ export const OWNED_RESOURCE_PARAMS: Record<string, OwnedResource> = {
   blockTemplateId: { table: 'block_templates', label: 'Block template', idShape: prefixed('blockTemplate') },
   simulatedAgentId: { table: 'simulated_agents', label: 'Simulated agent', idShape: prefixed('simulatedAgent') },
   deployment_id: { table: 'template_deployments', label: 'Deployment', idShape: prefixed('deployment') },
+  // Only the publishing organization's routes are guarded; reading a published file is public by its access level.
+  agentFileId: { table: 'published_agent_files', label: 'Agent file', idShape: prefixed('publishedAgentFile') },
   workflowId: {
     table: 'template_migrations',
     label: 'Migration',

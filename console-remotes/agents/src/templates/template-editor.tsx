@@ -9,6 +9,7 @@ import { TemplatePanel } from './template-panel.js';
 import { templateKeys, useOrganizationId, useSimulatedAgent, useTemplate } from './template-queries.js';
 import { templatesApi } from './templates-api.js';
 import type { AgentTemplate, SimulatedAgent } from './template-types.js';
+import { LaunchLinkButton } from '../sharing/share-dialogs.js';
 
 type Dialog = { kind: 'save' } | { kind: 'versions' } | { kind: 'deploy'; version: string } | { kind: 'migrations'; version: string | null };
 
@@ -76,6 +77,7 @@ function EditorHeader({ template, simulated, open }: { template: AgentTemplate; 
           <Button size="xs" variant="default" leftSection={<IconTransfer size={14} />} onClick={() => open({ kind: 'migrations', version: null })}>
             Migrations
           </Button>
+          {can('update_templates') ? <LaunchLinkButton templateId={template.id} /> : null}
           <Menu position="bottom-end" withinPortal>
             <Menu.Target>
               <ActionIcon variant="default" size="lg" aria-label="Simulation">

@@ -11,6 +11,7 @@ import {
   Link,
   Loader,
   Menu,
+  SplitPane,
   ScrollArea,
   Stack,
   Text,
@@ -38,6 +39,7 @@ import {
   IconTool,
 } from '@tabler/icons-react';
 import { useAgent } from '../queries.js';
+import { ShareAgentButton } from '../sharing/share-dialogs.js';
 import { ArchivalPanel } from './archival-panel.js';
 import { ChatPanel } from './chat-panel.js';
 import { ContextPanel } from './context-panel.js';
@@ -45,7 +47,6 @@ import { FilesPanel } from './files-panel.js';
 import { MemoryPanel } from './memory-panel.js';
 import { RunsPanel } from './runs-panel.js';
 import { SettingsPanel } from './settings-panel.js';
-import { SplitPane } from './split-pane.js';
 import { ToolsPanel } from './tools-panel.js';
 import { useChat } from './use-chat.js';
 
@@ -274,15 +275,18 @@ function AgentHeader({ agent }: { agent: Agent }) {
           </Group>
         </Stack>
       </Group>
-      <Group gap={6} wrap="nowrap" visibleFrom="sm">
-        {agent.tags.slice(0, 3).map((tag) => (
-          <Badge key={tag} variant="outline" size="sm" tt="none">
-            {tag}
+      <Group gap={6} wrap="nowrap">
+        <ShareAgentButton agentId={agent.id} />
+        <Group gap={6} wrap="nowrap" visibleFrom="sm">
+          {agent.tags.slice(0, 3).map((tag) => (
+            <Badge key={tag} variant="outline" size="sm" tt="none">
+              {tag}
+            </Badge>
+          ))}
+          <Badge variant="light" size="lg" tt="none" radius="sm" ff="monospace">
+            {agent.model ?? agent.llm_config.model}
           </Badge>
-        ))}
-        <Badge variant="light" size="lg" tt="none" radius="sm" ff="monospace">
-          {agent.model ?? agent.llm_config.model}
-        </Badge>
+        </Group>
       </Group>
     </Group>
   );

@@ -51,4 +51,5 @@ export { CopyField, ErrorNotice, PageHeader, Pager } from './components.js';
 export { colorSchemeOf, DesignSystemProvider } from './design-system-provider.js';
 export { consoleTheme } from './theme.js';
 export { LAYOUT_COOKIE, layoutCookieValue, parseLayoutCookie, usePanelSizes } from './layout-cookie.js';
+export { SplitPane } from './split-pane.js';
 export { createFormatters, useFormatters, type Formatters } from './format.js';

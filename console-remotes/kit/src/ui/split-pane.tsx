@@ -1,5 +1,6 @@
 import { useRef, useState, type KeyboardEvent, type PointerEvent, type ReactNode } from 'react';
-import { Box, usePanelSizes } from '@engram/console-kit';
+import { Box } from '@mantine/core';
+import { usePanelSizes } from './layout-cookie.js';
 
 const MIN = 30;
 const MAX = 75;
@@ -7,7 +8,7 @@ const clamp = (value: number) => Math.min(MAX, Math.max(MIN, value));
 
 /**
  * Two panels side by side with a draggable divider; the sizes (percent) are the layout cookie's
- * `id` entry, so the console opens the way the user left it.
+ * `id` entry, so the console (and a shared chat page) opens the way the user left it.
  */
 export function SplitPane({ id, defaultLeft, left, right }: { id: string; defaultLeft: number; left: ReactNode; right: ReactNode }) {
   const [sizes, saveSizes] = usePanelSizes(id, [defaultLeft, 100 - defaultLeft]);
