@@ -111,6 +111,7 @@ export function createServices(deps: ServiceDeps) {
     rateLimiter,
     supportChatSecret: deps.supportChatSecret,
     limits,
+    referrals: billingServices.referrals,
   });
   const admin = createAdminServices({
     db: deps.db,

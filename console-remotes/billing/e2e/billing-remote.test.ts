@@ -15,8 +15,8 @@ import { artifactsDir, DESKTOP, launchChromium, screenshots } from '../../../con
  * The billing remote in real Chromium against the real API with ENGRAM_BILLING=on and Stripe's API emulated by
  * stripe-mock (behind the recording proxy of @engram/testing): a customer's steps show in the usage chart, cards are
  * saved through setup intents, credits bought and a plan upgraded, cancelled and resumed, gift codes seeded through
- * the service redeemed (each refusal with its reason), auto top-up saved; and a create refused by the plan's limit
- * says so in the console.
+ * the service redeemed (each refusal with its reason), auto top-up saved, the referral link copied and used to sign
+ * up; and a create refused by the plan's limit says so in the console.
  */
 
 const tag = randomBytes(3).toString('hex');
@@ -112,7 +112,7 @@ afterAll(async () => {
 });
 
 describe('the billing remote', () => {
-  it('shows usage, saves cards, buys credits, upgrades, cancels and resumes the plan, redeems gift codes and saves auto top-up', { timeout: 420_000 }, async () => {
+  it('shows usage, saves cards, buys credits, upgrades, cancels and resumes the plan, redeems gift codes, saves auto top-up and shares the referral link', { timeout: 420_000 }, async () => {
     const user = await customer('payer');
     const { page, client, organization, scripts } = user;
     try {
@@ -285,13 +285,40 @@ describe('the billing remote', () => {
       expect(await topUp.getByLabel('Spend at most per month').inputValue()).toBe('20000');
       expect(await topUp.getByRole('switch', { name: 'Refill credits automatically from the default card' }).isChecked()).toBe(true);
 
-      // The referral link, with the organization's code, copied.
+      // Referrals: no link while the platform's programme is off; once on, the link with the organization's code,
+      // copied, signs a new organization up with it (both rewarded).
       const referral = section(page, 'Referrals');
-      const code = (await client.get('/referral/code')).body.code as string;
-      await poll(() => referral.getByLabel('Your referral link').inputValue()).toBe(`${stack.baseUrl}/signup?referralCode=${code}`);
-      await referral.getByRole('button', { name: 'Copy' }).click();
-      await poll(() => referral.getByRole('button', { name: 'Copied' }).isVisible()).toBe(true);
-      await screenshots(page, 'billing-05-auto-top-up-and-referral');
+      await poll(() => referral.getByTestId('referrals-closed').isVisible()).toBe(true);
+      await stack.services.referrals.setReferralConfiguration({ enabled: true, referrerRewardAmount: 300, referredRewardAmount: 100, maxReferralRewardPerOrg: 1000 });
+      try {
+        await page.reload();
+        const code = (await client.get('/referral/code')).body.code as string;
+        const link = `${stack.baseUrl}/signup?referralCode=${code}`;
+        await poll(() => referral.getByLabel('Your referral link').inputValue()).toBe(link);
+        await referral.getByRole('button', { name: 'Copy' }).click();
+        await poll(() => referral.getByRole('button', { name: 'Copied' }).isVisible()).toBe(true);
+        await screenshots(page, 'billing-05-auto-top-up-and-referral');
+
+        const beforeReferral = await storedBalance(organization.id);
+        const friend = await browser.newContext({ viewport: DESKTOP, baseURL: stack.baseUrl });
+        try {
+          const friendPage = await friend.newPage();
+          await friendPage.goto(link);
+          await poll(() => friendPage.getByTestId('referral-code').textContent()).toBe(`Signing up with referral code ${code}.`);
+          await friendPage.getByLabel('Name', { exact: true }).fill('Referred Friend');
+          await friendPage.getByLabel('Email', { exact: true }).fill(`friend-${tag}@example.com`);
+          await friendPage.getByLabel('Password', { exact: true }).fill(PASSWORD);
+          await friendPage.getByRole('button', { name: 'Create account' }).click();
+          await friendPage.waitForURL('**/projects');
+        } finally {
+          await friend.close();
+        }
+        await poll(() => storedBalance(organization.id)).toBe(beforeReferral + 300);
+        await page.reload();
+        await poll(() => referral.getByTestId('referral-stats').textContent()).toBe('1 organization joined · 300 credits earned');
+      } finally {
+        await stack.services.referrals.setReferralConfiguration({ enabled: false });
+      }
       expect(user.errors).toEqual([]);
     } finally {
       await user.context.close();

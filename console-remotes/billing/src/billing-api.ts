@@ -56,6 +56,8 @@ export const billingApi = {
   redeem: (code: string) => sendJson<Redemption>(`${API}/gift-codes/redeem`, { method: 'POST', json: { code } }),
   referralCode: () => sendJson<{ code: string }>(`${API}/referral/code`),
   referralStats: () => sendJson<ReferralStats>(`${API}/referral/stats`),
+  /** False for every code while the platform's referral programme is off. */
+  validateReferral: (code: string) => sendJson<{ valid: boolean }>(`${API}/referral/validate`, { method: 'POST', json: { code } }),
 };
 
 /** Everything under `billing` is the organization's: a purchase or a plan change refreshes it all at once. */

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { Button, CopyField, ErrorNotice, Group, Skeleton, Stack, Text, TextInput, useFormatters } from '@engram/console-kit';
+import { Alert, Button, CopyField, ErrorNotice, Group, Skeleton, Stack, Text, TextInput, useFormatters } from '@engram/console-kit';
 import { billingApi, billingKeys } from './billing-api.js';
 import { Section, useRefreshBilling } from './shared.js';
 
@@ -55,13 +55,21 @@ export function GiftCodeCard() {
 export function ReferralCard() {
   const format = useFormatters();
   const stats = useQuery({ queryKey: billingKeys.referral, queryFn: billingApi.referralStats });
-  const link = stats.data ? `${window.location.origin}/signup?referralCode=${encodeURIComponent(stats.data.code)}` : '';
+  const code = stats.data?.code ?? '';
+  const programme = useQuery({ queryKey: [...billingKeys.referral, 'open', code], queryFn: () => billingApi.validateReferral(code), enabled: code !== '' });
+  const link = `${window.location.origin}/signup?referralCode=${encodeURIComponent(code)}`;
   return (
     <Section title="Referrals" testId="billing-referral">
       {stats.error ? <ErrorNotice error={stats.error} onRetry={() => void stats.refetch()} /> : null}
       {stats.data ? (
         <Stack gap="sm">
-          <CopyField label="Your referral link" description={`Code ${stats.data.code}: both organizations get credits when someone signs up with it.`} value={link} />
+          {programme.data?.valid ? (
+            <CopyField label="Your referral link" description={`Code ${code}: both organizations get credits when someone signs up with it.`} value={link} />
+          ) : programme.data ? (
+            <Alert color="gray" variant="light" data-testid="referrals-closed">
+              Referral rewards are turned off on this platform right now, so there is no link to share.
+            </Alert>
+          ) : null}
           <Text size="sm" data-testid="referral-stats">
             {stats.data.usageCount} {stats.data.usageCount === 1 ? 'organization' : 'organizations'} joined · {stats.data.totalRewardsEarned.toLocaleString()}{' '}
             credits earned

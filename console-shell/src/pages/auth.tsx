@@ -11,6 +11,7 @@ import {
   TextInput,
   useLocation,
   useNavigate,
+  useSearchParams,
   useValidatedSubmit,
   type EmailDelivery,
   type FormName,
@@ -62,8 +63,11 @@ export function LoginPage() {
   );
 }
 
+/** Sign-up; a referral link (`/signup?referralCode=…`, from the billing screen) brings its code along. */
 export function SignUpPage() {
-  const { field, onSubmit, request } = useSignInForm('signUp', { name: '', email: '', password: '' }, (values) => consoleApi.signUp(values));
+  const [searchParams] = useSearchParams();
+  const referralCode = searchParams.get('referralCode')?.trim() || undefined;
+  const { field, onSubmit, request } = useSignInForm('signUp', { name: '', email: '', password: '' }, (values) => consoleApi.signUp({ ...values, referralCode }));
   return (
     <AuthFrame
       title="Create your account"
@@ -73,7 +77,20 @@ export function SignUpPage() {
         </LinkWithPrompt>
       }
     >
-      <AuthForm onSubmit={onSubmit} mutation={request} failureTitle="Could not create the account" submitLabel="Create account" submitSize="md">
+      <AuthForm
+        onSubmit={onSubmit}
+        mutation={request}
+        failureTitle="Could not create the account"
+        submitLabel="Create account"
+        submitSize="md"
+        intro={
+          referralCode ? (
+            <Text size="sm" c="dimmed" data-testid="referral-code">
+              Signing up with referral code {referralCode}.
+            </Text>
+          ) : null
+        }
+      >
         <TextInput label="Name" autoComplete="name" placeholder="Ada Lovelace" {...field('name')} />
         <TextInput label="Email" type="email" autoComplete="email" placeholder="you@example.com" {...field('email')} />
         <PasswordInput label="Password" description="At least 8 characters" autoComplete="new-password" {...field('password')} />

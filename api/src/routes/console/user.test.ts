@@ -73,6 +73,37 @@ describe('sign-up', () => {
     expect(badEmail.body).toMatchObject({ errorCode: 'validation', issues: [expect.objectContaining({ loc: ['body', 'email'] })] });
     expect(client.jar.get(SESSION_COOKIE)).toBeUndefined();
   });
+
+  it('with a referral code rewards both organizations; a code that cannot be used refuses the sign-up and makes no account', async () => {
+    const { referrals } = stack.services;
+    const referrer = await signUp(stack);
+    const code = (await referrer.client.get('/referral/code')).body.code as string;
+    const credits = async (client: ConsoleClient) => (await client.get('/organizations/self/credits')).body.credits as number;
+    const referrerBefore = await credits(referrer.client);
+
+    const disabledEmail = uniqueEmail();
+    const whileDisabled = await new ConsoleClient(stack.baseUrl).post('/user/new', { email: disabledEmail, name: 'Early', password: 'long enough password', referralCode: code });
+    expect(whileDisabled.body).toEqual({ message: 'Referrals are not enabled', errorCode: 'referralsDisabled' });
+    expect(await User.query(stack.db).findOne({ email: disabledEmail })).toBeUndefined();
+
+    await referrals.setReferralConfiguration({ enabled: true, referrerRewardAmount: 300, referredRewardAmount: 100, maxReferralRewardPerOrg: 1000 });
+    try {
+      const unknownEmail = uniqueEmail();
+      const unknown = await new ConsoleClient(stack.baseUrl).post('/user/new', { email: unknownEmail, name: 'Lost', password: 'long enough password', referralCode: 'NOPE1234' });
+      expect(unknown.body).toEqual({ message: 'This referral code does not exist', errorCode: 'invalidReferralCode' });
+      expect(await User.query(stack.db).findOne({ email: unknownEmail })).toBeUndefined();
+
+      const referred = new ConsoleClient(stack.baseUrl);
+      const created = await referred.post('/user/new', { email: uniqueEmail(), name: 'Referred', password: 'long enough password', referralCode: code.toLowerCase() });
+      expect(created.status).toBe(201);
+      const standalone = await signUp(stack);
+      expect(await credits(referred)).toBe((await credits(standalone.client)) + 100);
+      expect(await credits(referrer.client)).toBe(referrerBefore + 300);
+      expect((await referrer.client.get('/referral/stats')).body).toMatchObject({ usageCount: 1, totalRewardsEarned: 300 });
+    } finally {
+      await referrals.setReferralConfiguration({ enabled: false });
+    }
+  });
 });
 
 describe('sessions', () => {
@@ -184,6 +215,7 @@ describe('the signed-in user', () => {
       secrets: createSecretBox('test'),
       supportChatSecret: 'chat-secret',
       limits: createTierLimitGuard({ mode: 'off' }),
+      referrals: stack.services.referrals,
     });
     expect(configured.accounts.supportChatToken(user.userId)).toBe(createHmac('sha256', 'chat-secret').update(user.userId).digest('hex'));
   });

@@ -59,7 +59,7 @@ export function userRoutes(services: AppServices): FastifyPluginAsyncZod {
         schema: {
           tags: ['console: user'],
           summary: 'Create an account (with an organization of its own) and sign in',
-          body: z.object({ email: z.email(), name: Name, password: Password }),
+          body: z.object({ email: z.email(), name: Name, password: Password, referralCode: z.string().trim().min(1).max(10).optional() }),
           response: { 201: Success },
         },
       },

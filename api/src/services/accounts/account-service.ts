@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Organization, OrganizationMember, OutboxMessage, User, newId, type Database } from '@engram/db';
 import { UniqueViolationError } from 'objection';
 import { ConsoleError, NotFoundError, badRequest } from '../../errors.js';
+import type { ReferralService } from '../billing/referrals.js';
 import type { InviteService } from '../tenancy/invites.js';
 import { addOrganizationForUser } from '../tenancy/organizations.js';
 import type { Notifier } from '@engram/integrations/notifications';
@@ -37,6 +38,7 @@ export type AccountServiceDeps = {
   notifier: Notifier;
   limiter: RateLimiter;
   invites: Pick<InviteService, 'accept' | 'applyInviteRules'>;
+  referrals: Pick<ReferralService, 'applyReferral'>;
   /** Signs support-chat identities; without it the console gets no token. */
   supportChatSecret?: string | undefined;
 };
@@ -121,7 +123,8 @@ export function createAccountService(deps: AccountServiceDeps) {
      * A new account, signed in at once. The first one on a fresh install takes over the first-start
      * admin and its organization; every other gets an organization of its own.
      */
-    async signUp(input: { email: string; name: string; password: string }, client: ClientInfo): Promise<IssuedSession> {
+    /** A new account with an organization of its own; a referral code rewards it and the referrer (or refuses the sign-up). */
+    async signUp(input: { email: string; name: string; password: string; referralCode?: string | undefined }, client: ClientInfo): Promise<IssuedSession> {
       const email = normalizeEmail(input.email);
       const passwordHash = await hashPassword(input.password);
       return db.transaction(async (trx) => {
@@ -129,7 +132,10 @@ export function createAccountService(deps: AccountServiceDeps) {
         const firstStartAdmin = await claimFirstStartAdmin(trx, { email, name: input.name, passwordHash });
         const user = firstStartAdmin ?? (await insertUser(trx, { email, name: input.name, passwordHash, emailVerified: false }));
         await deps.invites.applyInviteRules(trx, { email, userId: user.id });
-        if (!firstStartAdmin) await addOrganizationForUser(trx, user.id, `${input.name}'s organization`);
+        if (!firstStartAdmin) {
+          const created = await addOrganizationForUser(trx, user.id, `${input.name}'s organization`);
+          if (input.referralCode) await deps.referrals.applyReferral(created.organizationId, input.referralCode, trx);
+        }
         return sessions.create({ userId: user.id, ...client }, trx);
       });
     },

@@ -6,7 +6,7 @@ import { createMemberService } from '../tenancy/members.js';
 import { createProjectService } from '../tenancy/projects.js';
 import { createTenantGuard } from '../tenancy/tenant-guard.js';
 import type { TierLimitGuard } from '../tenancy/tier-limits.js';
-import { createAccountService } from './account-service.js';
+import { createAccountService, type AccountServiceDeps } from './account-service.js';
 import { createAdePreferenceService } from './ade-preferences.js';
 import { createOutboxNotifier, type Notifier } from '@engram/integrations/notifications';
 import { createOnboardingService } from './onboarding.js';
@@ -24,6 +24,8 @@ export type AccountServiceOptions = {
   supportChatSecret?: string | undefined;
   /** The tier limits (projects, members), enforced when billing is on. */
   limits: TierLimitGuard;
+  /** Rewards a sign-up with a referral code. */
+  referrals: AccountServiceDeps['referrals'];
 };
 
 /** The services behind the console: accounts and sessions, and the organization resources they manage. */
@@ -41,6 +43,7 @@ export function createAccountServices(options: AccountServiceOptions) {
       notifier,
       limiter: options.rateLimiter ?? createPostgresRateLimiter({ db }),
       invites,
+      referrals: options.referrals,
       supportChatSecret: options.supportChatSecret,
     }),
     onboarding: createOnboardingService({ db }),

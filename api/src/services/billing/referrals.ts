@@ -88,10 +88,12 @@ export function createReferralService(deps: { db: Database }) {
 
     /**
      * Rewards a new organization and its referrer. The referrer's rewards stop at `maxReferralRewardPerOrg`
-     * in total; an organization is referred at most once, and never by itself.
+     * in total; an organization is referred at most once, and never by itself. `within` is the transaction that
+     * creates the organization at sign-up, so an account is never made without the referral it was promised.
      */
-    async applyReferral(referredOrganizationId: string, code: string): Promise<Referral> {
-      return db.transaction(async (trx) => {
+    async applyReferral(referredOrganizationId: string, code: string, within?: Database): Promise<Referral> {
+      const inTransaction = <T>(work: (trx: Database) => Promise<T>) => (within ? work(within) : db.transaction(work));
+      return inTransaction(async (trx) => {
         const settings = await configuration(trx);
         if (!settings.enabled) throw badRequest('referralsDisabled', 'Referrals are not enabled');
         const referrer = await BillingAccount.query(trx).where('referralCode', code.trim().toUpperCase()).first();

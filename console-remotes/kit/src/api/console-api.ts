@@ -25,7 +25,7 @@ const path = (suffix: string) => `${CONSOLE_API}${suffix}`;
 
 /** Thin functions over `/api`; each maps to one route of api/src/routes/console/. */
 export const consoleApi = {
-  signUp: (body: { name: string; email: string; password: string }) => send(path('/user/new'), { method: 'POST', json: body }),
+  signUp: (body: { name: string; email: string; password: string; referralCode?: string | undefined }) => send(path('/user/new'), { method: 'POST', json: body }),
   login: (body: { email: string; password: string }) => send(path('/user/login'), { method: 'POST', json: body }),
   logout: () => send(path('/user/logout'), { method: 'POST' }),
   startPasswordReset: (body: { email: string }) =>
