@@ -6,6 +6,7 @@ import type { SendQueries } from './scenarios/metering.js';
 import type { QueryCounts } from './stack.js';
 import type { Summary } from './stats.js';
 import type { BatchThroughputMeasurement } from './scenarios/batch.js';
+import type { ObservabilityMeasurement } from './scenarios/observability.js';
 
 export type BenchResults = {
   generatedAt: string;
@@ -47,6 +48,7 @@ export type BenchResults = {
   fileIngestion: FileIngestionBenchResult;
   templateMigration: TemplateMigrationBenchResult;
   batch: BatchThroughputMeasurement;
+  observability: ObservabilityMeasurement;
 };
 
 const ms = (value: number) => value.toFixed(1);
@@ -66,7 +68,7 @@ const cpuCell = (value: number | null) => (value === null ? 'n/a' : ms(value));
 const countCell = (value: number | null) => (value === null ? 'n/a (separate process)' : value.toFixed(1));
 
 export function formatReport(results: BenchResults): string {
-  const { machine, setup, oneStepSend, billing, stream, throughput, messageList, fileIngestion, templateMigration, batch } = results;
+  const { machine, setup, oneStepSend, billing, stream, throughput, messageList, fileIngestion, templateMigration, batch, observability } = results;
   const worker =
     setup.workerPlacement === 'in-process'
       ? 'the worker runs in the same process as the API (--worker-process runs it as a separate process)'
@@ -179,6 +181,11 @@ export function formatReport(results: BenchResults): string {
       ],
     ),
     ...batch.firstErrors.map((error) => `   error: ${error}`),
+    `8. Observability over the last 30 days, daily in UTC, with ${observability.traces} run traces and ${observability.steps} steps stored (seeded by bulk SQL in ${(observability.seedMs / 1000).toFixed(1)} s)`,
+    table(
+      LATENCY_HEADERS,
+      observability.queries.map((query) => latencyRow(query.name, query.ms)),
+    ),
   ].join('\n');
 }
 

@@ -23,6 +23,7 @@ import { breakDownSends } from './scenarios/send-breakdown.js';
 import { measureStreamLatency } from './scenarios/sse.js';
 import { measureThroughput } from './scenarios/throughput.js';
 import { measureBatchThroughput } from './scenarios/batch.js';
+import { measureObservability } from './scenarios/observability.js';
 import { startBenchStack, type WorkerPlacement } from './stack.js';
 import { summarize } from './stats.js';
 
@@ -45,6 +46,11 @@ const BATCH_AGENTS = 100;
 const BATCH_REQUESTS_PER_AGENT = 10;
 /** A batch that has not finished by then is a broken platform, not a slow one. */
 const BATCH_TIMEOUT_MS = 15 * 60_000;
+/** The issue's scale: a month of a busy organization. */
+const OBSERVED_TRACES = 100_000;
+const OBSERVED_STEPS = 1_000_000;
+const OBSERVABILITY_WARMUP = 3;
+const OBSERVABILITY_SAMPLES = 30;
 /** After cleanup the process should exit on its own; this only ends it if some handle lingers. */
 const EXIT_GRACE_MS = 5_000;
 
@@ -123,7 +129,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const billedClient = createEngramHttpClient(stack.billedBaseUrl, stack.apiKey);
   log(`API on ${stack.baseUrl}, worker ${options.workerPlacement}`);
 
-  log(`1/8 one-step sends and bare workflows: ${options.warmup} warm-up + ${options.samples} samples each`);
+  log(`1/9 one-step sends and bare workflows: ${options.warmup} warm-up + ${options.samples} samples each`);
   const oneStep = await measureOneStepOverhead(
     { client, bare, queryCounts: stack.queryCounts },
     { agentIds: await createAgents(client, 'one-step', LATENCY_AGENTS), warmup: options.warmup, samples: options.samples },
@@ -132,7 +138,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const engramMs = summarize(oneStep.sendLatenciesMs);
   const bareTemporalMs = summarize(oneStep.bareLatenciesMs);
 
-  log(`2/8 billing off vs on: ${options.warmup} warm-up + ${options.samples} samples each`);
+  log(`2/9 billing off vs on: ${options.warmup} warm-up + ${options.samples} samples each`);
   const metering = await measureMeteringCost(
     { off: client, on: billedClient, queryCounts: stack.queryCounts },
     { agentIds: await createAgents(client, 'metering', LATENCY_AGENTS), warmup: options.warmup, samples: options.samples },
@@ -140,14 +146,14 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const billingOffMs = summarize(metering.offLatenciesMs);
   const billingOnMs = summarize(metering.onLatenciesMs);
 
-  log(`3/8 streamed sends: ${options.warmup} warm-up + ${options.samples} samples`);
+  log(`3/9 streamed sends: ${options.warmup} warm-up + ${options.samples} samples`);
   const stream = await measureStreamLatency(client, {
     agentIds: await createAgents(client, 'stream', LATENCY_AGENTS),
     warmup: options.warmup,
     samples: options.samples,
   });
 
-  log(`4/8 throughput: ${THROUGHPUT_AGENTS} agents x ${THROUGHPUT_MESSAGES_PER_AGENT} messages`);
+  log(`4/9 throughput: ${THROUGHPUT_AGENTS} agents x ${THROUGHPUT_MESSAGES_PER_AGENT} messages`);
   const throughputAgents = await createAgents(client, 'throughput', THROUGHPUT_AGENTS);
   const cpuMeter = createCpuMeter({ db: stack.db, temporalServerPid: infrastructure.temporalServerPid, workerPid: stack.workerPid });
   const { result: throughput, cpu } = await cpuMeter.measure(() =>
@@ -156,7 +162,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const completedSends = Math.max(1, throughput.completed);
   const perMessage = (ms: number | null) => (ms === null ? null : ms / completedSends);
 
-  log(`5/8 message list: seeding ${SMALL_HISTORY} and ${LARGE_HISTORY} messages`);
+  log(`5/9 message list: seeding ${SMALL_HISTORY} and ${LARGE_HISTORY} messages`);
   const [smallHistoryAgent, largeHistoryAgent] = (await createAgents(client, 'history', 2)) as [string, string];
   await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: smallHistoryAgent, count: SMALL_HISTORY });
   await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: largeHistoryAgent, count: LARGE_HISTORY });
@@ -166,23 +172,29 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   await putHistoryInContext(stack.db, largeHistoryAgent);
   const stored100kInContextMs = summarize(await measureMessageList(client, { ...listPlan, agentId: largeHistoryAgent }));
 
-  log(`6/8 file ingestion: ${INGESTED_FILE_BYTES / 1e6} MB of markdown`);
+  log(`6/9 file ingestion: ${INGESTED_FILE_BYTES / 1e6} MB of markdown`);
   const fileIngestion = await runFileIngestionBench(
     { db: stack.db, temporal: stack.temporal, taskQueue: stack.taskQueue, organizationId: stack.organizationId },
     { bytes: INGESTED_FILE_BYTES, log },
   );
 
-  log(`7/8 template migration: ${MIGRATED_AGENTS} agents with 3 blocks each`);
+  log(`7/9 template migration: ${MIGRATED_AGENTS} agents with 3 blocks each`);
   const templateMigration = await runTemplateMigrationBench(
     { baseUrl: stack.baseUrl, apiKey: stack.apiKey, db: stack.db, organizationId: stack.organizationId, cpuMeter },
     { agents: MIGRATED_AGENTS, log },
   );
-  log(`8/8 batch: ${BATCH_AGENTS * BATCH_REQUESTS_PER_AGENT} requests over ${BATCH_AGENTS} agents in one message batch`);
+  log(`8/9 batch: ${BATCH_AGENTS * BATCH_REQUESTS_PER_AGENT} requests over ${BATCH_AGENTS} agents in one message batch`);
   const batch = await measureBatchThroughput(client, {
     agentIds: await createAgents(client, 'batch', BATCH_AGENTS),
     requestsPerAgent: BATCH_REQUESTS_PER_AGENT,
     timeoutMs: BATCH_TIMEOUT_MS,
   });
+
+  log(`9/9 observability: seeding ${OBSERVED_TRACES} traces and ${OBSERVED_STEPS} steps, then the overview and each metric over 30 days`);
+  const observability = await measureObservability(
+    { db: stack.db, organizationId: stack.organizationId },
+    { traces: OBSERVED_TRACES, steps: OBSERVED_STEPS, warmup: OBSERVABILITY_WARMUP, samples: OBSERVABILITY_SAMPLES },
+  );
 
   return {
     generatedAt: new Date().toISOString(),
@@ -246,6 +258,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
     fileIngestion,
     templateMigration,
     batch,
+    observability,
   };
 }
 

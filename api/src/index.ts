@@ -7,3 +7,4 @@ export { createApiKeyService } from './services/tenancy/api-keys.js';
 export { createTierLimitGuard, TIER_LIMITS, type TierLimitGuard } from './services/tenancy/tier-limits.js';
 export { createOrganizationService, type CreatedTenant } from './services/tenancy/organizations.js';
 export { createNotificationHub, type NotificationHub } from './services/runs/notification-hub.js';
+export { createObservabilityServices } from './services/observability/index.js';

@@ -423,6 +423,10 @@ const FAMILIES: Family[] = [
   // Traces and metrics show what agents did: reading agents is what it takes (analysts included).
   { prefix: '/api/traces', rule: needs(agents.read) },
   { prefix: '/api/observability', rule: needs(agents.read) },
+  // What the agents used and cost, and the limits they run under, belong with their traces.
+  { prefix: '/api/usage', rule: needs(agents.read) },
+  { prefix: '/api/costs', rule: needs(agents.read) },
+  { prefix: '/api/rate-limits', rule: needs(agents.read) },
   { prefix: '/v1/tools', resource: RESOURCE_PERMISSIONS.tools },
   { prefix: '/v1/mcp-servers', resource: RESOURCE_PERMISSIONS.tools },
   { prefix: '/v1/sandbox-config', resource: RESOURCE_PERMISSIONS.tools },

@@ -27,6 +27,7 @@ import { sharingRoutes, type SharingRouteOptions } from './sharing.js';
 import { agentFileGalleryRoutes } from './agent-file-gallery.js';
 import { traceRoutes } from './traces.js';
 import { observabilityRoutes } from './observability.js';
+import { usageRoutes } from './usage.js';
 import { userRoutes } from './user.js';
 import { verificationRoutes } from './verification.js';
 
@@ -50,6 +51,7 @@ export function consoleRoutes(services: AppServices, options: ConsoleSettingsOpt
     await app.register(projectRoutes(services));
     await app.register(traceRoutes(services));
     await app.register(observabilityRoutes(services));
+    await app.register(usageRoutes(services));
     await app.register(apiKeyRoutes(services));
     await app.register(agentTemplateRoutes(services));
     await app.register(agentTemplateImportRoutes(services));

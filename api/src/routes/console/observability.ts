@@ -36,7 +36,7 @@ const TraceSearchBody = z
 /** Spec 000 §9's ranges, ending now; `custom` takes startTimeUnix and endTimeUnix. */
 const RANGE_HOURS = { '1h': 1, '4h': 4, '12h': 12, '1d': 24, '7d': 168, '30d': 720 } as const;
 
-const MetricQuerySchema = z
+export const MetricQuerySchema = z
   .object({
     range: z.enum(['1h', '4h', '12h', '1d', '7d', '30d', 'custom']).default('7d'),
     startTimeUnix: z.string().optional(),
@@ -53,7 +53,7 @@ const MetricQuerySchema = z
     for (const issue of parsed.error?.issues ?? []) issues.addIssue({ code: 'custom', path: issue.path, message: issue.message });
   });
 
-function metricQueryOf(query: z.infer<typeof MetricQuerySchema>, now = new Date()): MetricQuery {
+export function metricQueryOf(query: z.infer<typeof MetricQuerySchema>, now = new Date()): MetricQuery {
   const [start, end] =
     query.range === 'custom'
       ? [new Date(Number(query.startTimeUnix) * 1000), new Date(Number(query.endTimeUnix) * 1000)]
@@ -68,6 +68,21 @@ function metricQueryOf(query: z.infer<typeof MetricQuerySchema>, now = new Date(
     templateFamily: query.templateFamily,
   };
 }
+
+/** Spec 000 §9: time-to-first-token messages come 25 to a page. */
+const TTFT_MESSAGES_PER_PAGE = 25;
+
+const TtftMessagesQuery = MetricQuerySchema.and(
+  z.object({
+    limit: z.coerce
+      .number({ error: OBSERVABILITY_MESSAGES.limit })
+      .int({ error: OBSERVABILITY_MESSAGES.limit })
+      .min(1, { error: OBSERVABILITY_MESSAGES.limit })
+      .max(TTFT_MESSAGES_PER_PAGE, { error: OBSERVABILITY_MESSAGES.limit })
+      .default(TTFT_MESSAGES_PER_PAGE),
+    offset: z.coerce.number({ error: OBSERVABILITY_MESSAGES.offset }).int({ error: OBSERVABILITY_MESSAGES.offset }).min(0, { error: OBSERVABILITY_MESSAGES.offset }).default(0),
+  }),
+);
 
 const Latency = z.object({ p50: z.number().nullable(), p95: z.number().nullable(), p99: z.number().nullable() });
 
@@ -159,6 +174,42 @@ export function observabilityRoutes(services: AppServices): FastifyPluginAsyncZo
       '/observability/metrics/active-agents',
       { schema: { tags, querystring: MetricQuerySchema, response: { 200: z.object({ series: z.array(z.object({ period: z.string(), activeAgents: z.number() })) }) } } },
       async (request) => ({ series: await services.metrics.activeAgents(requireContext(request), metricQueryOf(request.query)) }),
+    );
+
+    app.get(
+      '/observability/metrics/time-to-first-token',
+      {
+        schema: {
+          tags,
+          summary: 'Percentiles of the time to the first token, in milliseconds, per period',
+          querystring: MetricQuerySchema,
+          response: { 200: z.object({ series: z.array(Latency.extend({ period: z.string(), runs: z.number() })) }) },
+        },
+      },
+      async (request) => ({ series: await services.metrics.timeToFirstToken(requireContext(request), metricQueryOf(request.query)) }),
+    );
+
+    app.get(
+      '/observability/metrics/time-to-first-token/messages',
+      {
+        schema: {
+          tags,
+          summary: 'The sends of the range with their time to the first token, slowest first, 25 to a page',
+          querystring: TtftMessagesQuery,
+          response: {
+            200: z.object({
+              messages: z.array(
+                z.object({ runId: z.string(), agentId: z.string(), timeToFirstTokenMs: z.number(), durationMs: z.number().nullable(), createdAt: z.string() }),
+              ),
+              hasNextPage: z.boolean(),
+            }),
+          },
+        },
+      },
+      async (request) => {
+        const { query } = request;
+        return services.metrics.timeToFirstTokenMessages(requireContext(request), metricQueryOf(query), { limit: query.limit, offset: query.offset });
+      },
     );
 
     app.get(

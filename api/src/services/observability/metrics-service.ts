@@ -29,10 +29,27 @@ function runsInRange(db: Database, ctx: RequestContext, query: MetricQuery): Kne
 }
 
 /** The local start of each run's hour or day in the caller's timezone, as `YYYY-MM-DDTHH:00` or `YYYY-MM-DD`. */
-function periodOf(db: Database, query: MetricQuery): Knex.Raw {
+function periodOf(db: Database, query: MetricQuery, column = 'started_at'): Knex.Raw {
   const unit = query.granularity === 'hourly' ? 'hour' : 'day';
   const format = query.granularity === 'hourly' ? 'YYYY-MM-DD"T"HH24:00' : 'YYYY-MM-DD';
-  return db.raw(`to_char(date_trunc('${unit}', started_at at time zone ?), '${format}')`, [query.timezone]);
+  return db.raw(`to_char(date_trunc('${unit}', ${column} at time zone ?), '${format}')`, [query.timezone]);
+}
+
+/** Runs (not their traces: time to first token is the run's own measurement) that started in range with a first token. */
+function answeredRunsInRange(db: Database, ctx: RequestContext, query: MetricQuery): Knex.QueryBuilder {
+  const runs = db('runs')
+    .where('runs.organization_id', ctx.organizationId)
+    .whereNotNull('runs.ttft_ns')
+    .where('runs.created_at', '>=', query.start)
+    .where('runs.created_at', '<', query.end);
+  if (query.projectId) runs.where('runs.project_id', query.projectId);
+  if (query.agentId) runs.where('runs.agent_id', query.agentId);
+  if (query.templateFamily) {
+    runs.whereRaw('exists (select 1 from agents where agents.organization_id = runs.organization_id and agents.id = runs.agent_id and agents.base_template_id = ?)', [
+      query.templateFamily,
+    ]);
+  }
+  return runs;
 }
 
 const percentiles = (column: string) =>
@@ -86,6 +103,34 @@ export function createMetricsService(deps: { db: Database }) {
     async activeAgents(ctx: RequestContext, query: MetricQuery) {
       const rows = await series(ctx, query, `count(distinct agent_id) as agents`);
       return rows.map((row) => ({ period: row.period, activeAgents: num(row.agents) }));
+    },
+
+    /** Percentiles of the time to the first token (milliseconds) of the runs that produced one, per period. */
+    async timeToFirstToken(ctx: RequestContext, query: MetricQuery) {
+      const rows = (await answeredRunsInRange(db, ctx, query)
+        .select(db.raw(`${periodOf(db, query, 'runs.created_at').toQuery()} as period`), db.raw(`count(*) as runs, ${percentiles('runs.ttft_ns / 1e6')}`))
+        .groupByRaw('1')
+        .orderByRaw('1')) as Array<Record<string, unknown> & { period: string }>;
+      return rows.map((row) => ({ period: row.period, runs: num(row.runs), p50: num(row.p50), p95: num(row.p95), p99: num(row.p99) }));
+    },
+
+    /** The sends behind the time-to-first-token chart, slowest first, a page at a time. */
+    async timeToFirstTokenMessages(ctx: RequestContext, query: MetricQuery, page: { limit: number; offset: number }) {
+      const rows = (await answeredRunsInRange(db, ctx, query)
+        .select('runs.id', 'runs.agent_id', 'runs.ttft_ns', 'runs.total_duration_ns', 'runs.created_at')
+        .orderBy([{ column: 'runs.ttft_ns', order: 'desc' }, { column: 'runs.id' }])
+        .offset(page.offset)
+        .limit(page.limit + 1)) as Array<{ id: string; agentId: string; ttftNs: string; totalDurationNs: string | null; createdAt: Date }>;
+      return {
+        messages: rows.slice(0, page.limit).map((row) => ({
+          runId: row.id,
+          agentId: row.agentId,
+          timeToFirstTokenMs: Number(row.ttftNs) / 1e6,
+          durationMs: maybe(row.totalDurationNs) === null ? null : Number(row.totalDurationNs) / 1e6,
+          createdAt: row.createdAt.toISOString(),
+        })),
+        hasNextPage: rows.length > page.limit,
+      };
     },
 
     /** Runs that called each tool, and the share of them in which a tool failed. */
