@@ -14,8 +14,9 @@ function promptToolCall(call: StoredToolCall): PromptToolCall {
   return { id: call.id, name: call.function.name, arguments: call.function.arguments };
 }
 
-function imagePart(source: Record<string, unknown>): PromptContentPart[] {
-  const { media_type: mediaType, data } = source;
+function imagePart(source: Record<string, unknown> | undefined): PromptContentPart[] {
+  // Parts stored before image sources were checked on arrival may have none.
+  const { media_type: mediaType, data } = source ?? {};
   // Remote images are inlined as base64 when the message is accepted; a source without data cannot be sent.
   if (typeof mediaType !== 'string' || typeof data !== 'string') return [];
   return [{ type: 'image', mediaType, data }];

@@ -20,6 +20,7 @@ import { queryBoolean, queryList } from '../../shared/query.js';
 import { CountResponse, ConfirmationResponse } from '../shared/common-responses.js';
 import { errorResponses } from '../shared/error-responses.js';
 import { AgentResponse } from './agent-schema.js';
+import { SentContentPart } from './message-schema.js';
 
 export const AgentParams = z.object({ agent_id: z.string() });
 
@@ -29,7 +30,7 @@ const CreateBlock = z.strictObject(CreateBlockFields);
 const InitialMessage = z.strictObject({
   type: z.literal('message').nullish(),
   role: z.enum(['user', 'system', 'assistant']),
-  content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]),
+  content: z.union([z.string(), z.array(SentContentPart)]),
   name: z.string().nullish(),
   otid: z.string().nullish(),
   sender_id: z.string().nullish(),

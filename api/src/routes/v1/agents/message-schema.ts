@@ -48,6 +48,19 @@ export const ImageContent = z.looseObject({ type: z.literal('image'), source: Im
  */
 const OtherContent = z.looseObject({ type: z.string() });
 
+/**
+ * A content part a sender writes: text with its text, an image with a source a model can be given, or a part of
+ * another type, stored as written. A text part without text or an image without a source is refused here: the
+ * model call would otherwise fail on it in every later turn.
+ */
+export const SentContentPart = z.union([
+  z.looseObject({ type: z.literal('text'), text: z.string() }),
+  ImageContent,
+  z.looseObject({
+    type: z.string().refine((type) => type !== 'text' && type !== 'image', 'A text part needs `text` and an image part a `source`'),
+  }),
+]);
+
 const ToolCall = z.object({ name: z.string(), arguments: z.string(), tool_call_id: z.string() }).meta({ id: 'ToolCall' });
 
 const ToolReturn = z

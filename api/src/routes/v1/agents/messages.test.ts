@@ -112,6 +112,26 @@ describe('sending a message', () => {
     expect(await Run.query(stack.db).forOrg(stack.tenant.organizationId).where({ agentId: agent.id }).resultSize()).toBe(0);
   });
 
+  it('refuses with 422 a text part without text and an image part without a source, starting no run', async () => {
+    const agent = await createAgent();
+    const unsendable = [
+      { input: [{ type: 'text' }] },
+      { input: [{ type: 'image' }] },
+      { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64' } }] }] },
+    ];
+    for (const body of unsendable) {
+      for (const path of ['messages', 'messages/stream', 'messages/async']) {
+        const answer = await api(`/agents/${agent.id}/${path}`, { method: 'POST', body: JSON.stringify(body) });
+        expect(answer.status, `${path} ${JSON.stringify(body)}`).toBe(422);
+      }
+    }
+    expect(await Run.query(stack.db).forOrg(stack.tenant.organizationId).where({ agentId: agent.id }).resultSize()).toBe(0);
+
+    model.enqueue({ type: 'text', text: 'Still here.' });
+    const response = await client.agents.messages.create(agent.id, { input: [{ type: 'text', text: 'Hello?' }] });
+    expect(response.messages).toEqual([expect.objectContaining({ content: 'Still here.' })]);
+  });
+
   it('fails the run with llm_api_error and the provider’s message, keeping only the input, outside the context', async () => {
     const agent = await createAgent();
     model.enqueue({ type: 'error', status: 400, message: 'model gpt-4o-mini does not support this request' });

@@ -13,18 +13,16 @@ import { cursorId } from '../../shared/input-rules.js';
 import { RunResponse } from '../runs-schema.js';
 import { eventStreamResponse } from '../shared/common-responses.js';
 import { errorResponses } from '../shared/error-responses.js';
-import { CancelledRunsResponse, LettaMessageResponse, LettaResponse, MessageType, type LettaResponseWire } from './message-schema.js';
+import { CancelledRunsResponse, LettaMessageResponse, LettaResponse, MessageType, SentContentPart, type LettaResponseWire } from './message-schema.js';
 
 const AgentParams = z.object({ agent_id: z.string() });
 
-const TextPart = z.object({ type: z.literal('text'), text: z.string() }).passthrough();
-const ContentPart = z.union([TextPart, z.object({ type: z.string() }).passthrough()]);
 
 const MessageCreate = z
   .object({
     type: z.literal('message').nullish(),
     role: z.enum(['user', 'system', 'assistant']),
-    content: z.union([z.string(), z.array(ContentPart)]),
+    content: z.union([z.string(), z.array(SentContentPart)]),
     name: z.string().nullish(),
     otid: z.string().nullish(),
     sender_id: z.string().nullish(),
@@ -43,7 +41,7 @@ const ApprovalReturn = z.object({
 const ToolReturn = z.object({
   type: z.literal('tool').optional(),
   tool_call_id: z.string(),
-  tool_return: z.union([z.string(), z.array(ContentPart)]),
+  tool_return: z.union([z.string(), z.array(SentContentPart)]),
   status: z.enum(['success', 'error']),
   stdout: z.array(z.string()).nullish(),
   stderr: z.array(z.string()).nullish(),
@@ -78,7 +76,7 @@ const ClientTool = z.object({
 
 const SendFields = {
   messages: z.array(z.union([MessageCreate, ApprovalCreate, ToolReturnCreate])).nullish(),
-  input: z.union([z.string(), z.array(ContentPart)]).nullish(),
+  input: z.union([z.string(), z.array(SentContentPart)]).nullish(),
   max_steps: z.number().int().min(1).max(500).optional(),
   use_assistant_message: z.boolean().optional(),
   assistant_message_tool_name: z.string().optional(),
