@@ -34,6 +34,9 @@ export const ID_PREFIXES = {
   group: 'group',
   groupTurn: 'group_turn',
   agentCall: 'agent_call',
+  dataset: 'dataset',
+  datasetItem: 'dataset_item',
+  datasetRun: 'dataset_run',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -361,6 +361,15 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'POST /api/simulated-agents/:simulatedAgentId/refresh': needs(RESOURCE_PERMISSIONS.templates.update),
   'PUT /api/simulated-agents/:simulatedAgentId/variables': needs(RESOURCE_PERMISSIONS.templates.update),
   'POST /api/simulated-agents/:simulatedAgentId/flush': needs(RESOURCE_PERMISSIONS.templates.read, 'message_agents'),
+  // A dataset's items are their own family of permissions; running a dataset makes agents from a template and messages them.
+  'GET /api/datasets/:datasetId/items': needs(RESOURCE_PERMISSIONS.datasetItems.read),
+  'GET /api/datasets/:datasetId/items/export': needs(RESOURCE_PERMISSIONS.datasetItems.read),
+  'GET /api/datasets/:datasetId/items/:datasetItemId': needs(RESOURCE_PERMISSIONS.datasetItems.read),
+  'POST /api/datasets/:datasetId/items': needs(RESOURCE_PERMISSIONS.datasetItems.create),
+  'POST /api/datasets/:datasetId/items/import': needs(RESOURCE_PERMISSIONS.datasetItems.create),
+  'PATCH /api/datasets/:datasetId/items/:datasetItemId': needs(RESOURCE_PERMISSIONS.datasetItems.update),
+  'DELETE /api/datasets/:datasetId/items/:datasetItemId': needs(RESOURCE_PERMISSIONS.datasetItems.delete),
+  'POST /api/datasets/:datasetId/runs': needs(RESOURCE_PERMISSIONS.datasets.update, RESOURCE_PERMISSIONS.templates.read, agents.create, 'message_agents'),
 };
 
 /** A path prefix and what its routes need when they have no rule of their own. */
@@ -397,6 +406,8 @@ const FAMILIES: Family[] = [
   { prefix: '/api/templates', resource: RESOURCE_PERMISSIONS.templates },
   { prefix: '/api/simulated-agents', resource: RESOURCE_PERMISSIONS.templates },
   { prefix: '/api/block-templates', resource: RESOURCE_PERMISSIONS.blockTemplates },
+  { prefix: '/api/datasets', resource: RESOURCE_PERMISSIONS.datasets },
+  { prefix: '/api/dataset-runs', resource: RESOURCE_PERMISSIONS.datasets },
   { prefix: '/v1/projects', resource: projects },
   // Traces and metrics show what agents did: reading agents is what it takes (analysts included).
   { prefix: '/api/traces', rule: needs(agents.read) },

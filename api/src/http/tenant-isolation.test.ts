@@ -114,6 +114,11 @@ async function populateTenantA(): Promise<TenantA> {
   const migration = await admin.client.post(`/template-versions/${templateName}:1/migrate`, {});
   const simulated = await admin.client.get(`/agent-templates/${template.body.id}/simulated-agents/default`);
   for (const made of [template, blockTemplate, version, deployment, migration, simulated]) expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
+  // A dataset with an item, and a run of it against the template's version 1.
+  const dataset = await admin.client.post('/datasets', { name: `${TAG}-dataset`, description: `${TAG} dataset` });
+  const datasetItem = await admin.client.post(`/datasets/${dataset.body.id}/items`, { createMessage: { role: 'user', content: `${TAG} question` }, expectedAnswer: `${TAG} answer` });
+  const datasetRun = await admin.client.post(`/datasets/${dataset.body.id}/runs`, { templateVersion: `${templateName}:1` });
+  for (const made of [dataset, datasetItem, datasetRun]) expect(made.status, JSON.stringify(made.body)).toBe(201);
   const group = await v1(apiKey, 'POST', '/groups/', { agent_ids: [agent.id], description: `${TAG} group`, shared_block_ids: [standaloneBlock.id] });
   // A saved card, as a confirmed setup intent leaves it (this stack has no Stripe).
   const card = await PaymentCard.query(stack.db)
@@ -168,6 +173,9 @@ async function populateTenantA(): Promise<TenantA> {
     workflowId: migration.body.workflowId,
     blockTemplateId: blockTemplate.body.blockTemplate.id,
     simulatedAgentId: simulated.body.id,
+    datasetId: dataset.body.id,
+    datasetItemId: datasetItem.body.id,
+    datasetRunId: datasetRun.body.id,
     // An invite code is a credential, not an id: whoever holds A's code may see that invite, by design.
     // B probes with a code of its own making instead.
     inviteCode: randomBytes(24).toString('base64url'),
@@ -254,6 +262,8 @@ describe('tenant isolation', () => {
     expect(template.body).toMatchObject({ name: params.template, latestDeployedVersion: '1' });
     expect((await admin.client.get(`/block-templates/${params.blockTemplateId}`)).body.value).toBe(`${TAG} policy`);
     expect((await admin.client.get(`/simulated-agents/${params.simulatedAgentId}`)).body).toMatchObject({ isCorrupted: false });
+    expect((await admin.client.get(`/datasets/${params.datasetId}/items/${params.datasetItemId}`)).body.expectedAnswer).toBe(`${TAG} answer`);
+    expect((await admin.client.get(`/dataset-runs/${params.datasetRunId}`)).body.results).toHaveLength(1);
     expect((await v1(apiKey, 'GET', `/_internal_templates/deployment/${params.deployment_id}`)).total_count).toBe(1);
     expect((await v1(apiKey, 'GET', '/client-side-access-tokens')).tokens.map((token: { token: string }) => token.token)).toEqual([params.token]);
     expect((await admin.client.get(`/user/self/connected-apps/${params.clientId}/connections?status=active`)).body.connections).toHaveLength(1);

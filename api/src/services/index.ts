@@ -13,6 +13,7 @@ import {
   createGroupTurnClient,
   createMessageBatchClient,
   createTemplateMigrationClient,
+  createDatasetRunClient,
 } from '@engram/temporal';
 import { createGroupService } from './groups/group-service.js';
 import { createGroupMessageService } from './groups/group-message-service.js';
@@ -56,6 +57,7 @@ import { createOAuthServices } from './oauth/index.js';
 import { createBlockTemplateService } from './templates/block-template-service.js';
 import { createSimulatedAgentService } from './templates/simulated-agent-service.js';
 import { createTemplateService } from './templates/template-service.js';
+import { createDatasetService } from './datasets/dataset-service.js';
 import { createBillingServices, type BillingMode } from './billing/index.js';
 import { createAdminServices } from './admin/index.js';
 import { createObservabilityServices } from './observability/index.js';
@@ -181,6 +183,12 @@ export function createServices(deps: ServiceDeps) {
     limits,
   });
   const blockTemplates = createBlockTemplateService({ db: deps.db, templates, organizations });
+  const datasets = createDatasetService({
+    db: deps.db,
+    organizations,
+    templates,
+    runs: createDatasetRunClient({ client: deps.temporal, taskQueue: deps.taskQueue }),
+  });
   return {
     apiKeys,
     organizations,
@@ -216,6 +224,7 @@ export function createServices(deps: ServiceDeps) {
     templates,
     simulatedAgents,
     blockTemplates,
+    datasets,
     batches,
     jobs: createJobService({ db: deps.db, runs, batches }),
     chatCompletions: createChatCompletionService({ runs, follow: runLog.follow }),

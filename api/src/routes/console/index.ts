@@ -11,6 +11,7 @@ import { blockTemplateRoutes } from './block-templates.js';
 import { cloudAccessRoutes } from './cloud-access.js';
 import { connectedAppRoutes } from './connected-apps.js';
 import { consoleSettingsRoutes, type ConsoleSettingsOptions } from './console-settings.js';
+import { datasetRoutes } from './datasets.js';
 import { developmentOutboxRoutes } from './development-outbox.js';
 import { developmentServerRoutes } from './development-servers.js';
 import { environmentVariableRoutes } from './environment-variables.js';
@@ -53,6 +54,7 @@ export function consoleRoutes(services: AppServices, options: ConsoleSettingsOpt
     await app.register(agentTemplateImportRoutes(services));
     await app.register(blockTemplateRoutes(services));
     await app.register(simulatedAgentRoutes(services));
+    await app.register(datasetRoutes(services));
     await app.register(environmentVariableRoutes(services));
     await app.register(developmentServerRoutes(services));
     await app.register(preferenceRoutes(services));

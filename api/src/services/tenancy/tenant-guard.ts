@@ -68,6 +68,9 @@ export const OWNED_RESOURCE_PARAMS: Record<string, OwnedResource> = {
   blockTemplateId: { table: 'block_templates', label: 'Block template', idShape: prefixed('blockTemplate') },
   simulatedAgentId: { table: 'simulated_agents', label: 'Simulated agent', idShape: prefixed('simulatedAgent') },
   deployment_id: { table: 'template_deployments', label: 'Deployment', idShape: prefixed('deployment') },
+  datasetId: { table: 'datasets', label: 'Dataset', idShape: prefixed('dataset') },
+  datasetItemId: { table: 'dataset_items', label: 'Dataset item', idShape: prefixed('datasetItem') },
+  datasetRunId: { table: 'dataset_runs', label: 'Dataset run', idShape: prefixed('datasetRun') },
   workflowId: {
     table: 'template_migrations',
     label: 'Migration',

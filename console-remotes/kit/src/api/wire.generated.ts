@@ -337,6 +337,75 @@ export type CreditTransaction = {
   metadata: Record<string, unknown>;
 };
 
+export type Dataset = {
+  id: string;
+  name: string;
+  description: string | null;
+  organizationId: string;
+  projectId: string;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type DatasetItem = {
+  id: string;
+  datasetId: string;
+  createMessage: {
+    role: "user" | "system";
+    content: string;
+  };
+  expectedAnswer: string | null;
+  scorer: "exact" | "contains" | "llm" | null;
+  graderNote: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type DatasetRun = {
+  id: string;
+  datasetId: string;
+  templateId: string;
+  templateVersionId: string;
+  templateVersion: string;
+  status: "running" | "completed" | "failed";
+  concurrency: number;
+  itemCount: number;
+  counts: Record<string, number>;
+  startedAt: string;
+  completedAt: string | null;
+};
+
+export type DatasetRunResult = {
+  itemId: string;
+  status: "pending" | "running" | "grading" | "completed" | "failed";
+  agentId: string | null;
+  runId: string | null;
+  answer: string | null;
+  latencyMs: number | null;
+  steps: number | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  totalTokens: number | null;
+  cost: number | null;
+  toolErrors: number | null;
+  score: number | null;
+  scoreReason: string | null;
+  error: string | null;
+};
+
+export type DatasetRunSummary = {
+  items: number;
+  completed: number;
+  failed: number;
+  running: number;
+  scored: number;
+  meanScore: number | null;
+  medianLatencyMs: number | null;
+  totalTokens: number;
+  totalCost: number;
+  toolErrors: number;
+};
+
 export type EmbeddingConfig = {
   embedding_endpoint_type: string;
   embedding_model: string;
