@@ -19,3 +19,4 @@ export * from './trace-attributes.js';
 export * from './groups/speakers.js';
 export * from './billing/billing-period.js';
 export * from './datasets/scoring.js';
+export * from './ab-tests/split.js';
