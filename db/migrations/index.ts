@@ -28,6 +28,7 @@ import * as cardPayments from './20261126100000_card_payments.js';
 import * as billingPeriods from './20261126110000_billing_periods.js';
 import * as inferenceCounters from './20261126120000_inference_counters.js';
 import * as datasets from './20261129200000_datasets.js';
+import * as abTests from './20261129210000_ab_tests.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -62,4 +63,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261126110000_billing_periods', billingPeriods],
   ['20261126120000_inference_counters', inferenceCounters],
   ['20261129200000_datasets', datasets],
+  ['20261129210000_ab_tests', abTests],
 ];

@@ -37,6 +37,8 @@ export const ID_PREFIXES = {
   dataset: 'dataset',
   datasetItem: 'dataset_item',
   datasetRun: 'dataset_run',
+  abTest: 'ab_test',
+  abTestTemplate: 'ab_test_template',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -369,6 +369,13 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'POST /api/datasets/:datasetId/items/import': needs(RESOURCE_PERMISSIONS.datasetItems.create),
   'PATCH /api/datasets/:datasetId/items/:datasetItemId': needs(RESOURCE_PERMISSIONS.datasetItems.update),
   'DELETE /api/datasets/:datasetId/items/:datasetItemId': needs(RESOURCE_PERMISSIONS.datasetItems.delete),
+  // Attaching and detaching arms and changing weights update the test; the entry point makes an agent from a template;
+  // stopping with a promotion deploys a version and migrates the template's agents.
+  'POST /api/ab-tests/:abTestId/templates': needs(RESOURCE_PERMISSIONS.abTests.update, RESOURCE_PERMISSIONS.templates.read),
+  'PATCH /api/ab-tests/:abTestId/templates/:abTestTemplateId': needs(RESOURCE_PERMISSIONS.abTests.update),
+  'DELETE /api/ab-tests/:abTestId/templates/:abTestTemplateId': needs(RESOURCE_PERMISSIONS.abTests.update),
+  'POST /api/ab-tests/:abTestId/stop': needs(RESOURCE_PERMISSIONS.abTests.update, RESOURCE_PERMISSIONS.templates.update, agents.update),
+  'POST /v1/ab-tests/:ab_test_id/agents': needs(agents.create, RESOURCE_PERMISSIONS.abTests.read, RESOURCE_PERMISSIONS.templates.read),
   'POST /api/datasets/:datasetId/runs': needs(RESOURCE_PERMISSIONS.datasets.update, RESOURCE_PERMISSIONS.templates.read, agents.create, 'message_agents'),
 };
 
@@ -408,6 +415,8 @@ const FAMILIES: Family[] = [
   { prefix: '/api/block-templates', resource: RESOURCE_PERMISSIONS.blockTemplates },
   { prefix: '/api/datasets', resource: RESOURCE_PERMISSIONS.datasets },
   { prefix: '/api/dataset-runs', resource: RESOURCE_PERMISSIONS.datasets },
+  { prefix: '/api/ab-tests', resource: RESOURCE_PERMISSIONS.abTests },
+  { prefix: '/v1/ab-tests', resource: RESOURCE_PERMISSIONS.abTests },
   { prefix: '/v1/projects', resource: projects },
   // Traces and metrics show what agents did: reading agents is what it takes (analysts included).
   { prefix: '/api/traces', rule: needs(agents.read) },

@@ -119,6 +119,10 @@ async function populateTenantA(): Promise<TenantA> {
   const datasetItem = await admin.client.post(`/datasets/${dataset.body.id}/items`, { createMessage: { role: 'user', content: `${TAG} question` }, expectedAnswer: `${TAG} answer` });
   const datasetRun = await admin.client.post(`/datasets/${dataset.body.id}/runs`, { templateVersion: `${templateName}:1` });
   for (const made of [dataset, datasetItem, datasetRun]) expect(made.status, JSON.stringify(made.body)).toBe(201);
+  // An A/B test with the template's version 1 as an arm.
+  const abTest = await admin.client.post('/ab-tests', { name: `${TAG}-ab-test` });
+  const abArm = await admin.client.post(`/ab-tests/${abTest.body.id}/templates`, { templateName: `${templateName}:1`, weight: 50 });
+  for (const made of [abTest, abArm]) expect(made.status, JSON.stringify(made.body)).toBe(201);
   const group = await v1(apiKey, 'POST', '/groups/', { agent_ids: [agent.id], description: `${TAG} group`, shared_block_ids: [standaloneBlock.id] });
   // A saved card, as a confirmed setup intent leaves it (this stack has no Stripe).
   const card = await PaymentCard.query(stack.db)
@@ -176,6 +180,9 @@ async function populateTenantA(): Promise<TenantA> {
     datasetId: dataset.body.id,
     datasetItemId: datasetItem.body.id,
     datasetRunId: datasetRun.body.id,
+    abTestId: abTest.body.id,
+    ab_test_id: abTest.body.id,
+    abTestTemplateId: abArm.body.id,
     // An invite code is a credential, not an id: whoever holds A's code may see that invite, by design.
     // B probes with a code of its own making instead.
     inviteCode: randomBytes(24).toString('base64url'),
@@ -264,6 +271,7 @@ describe('tenant isolation', () => {
     expect((await admin.client.get(`/simulated-agents/${params.simulatedAgentId}`)).body).toMatchObject({ isCorrupted: false });
     expect((await admin.client.get(`/datasets/${params.datasetId}/items/${params.datasetItemId}`)).body.expectedAnswer).toBe(`${TAG} answer`);
     expect((await admin.client.get(`/dataset-runs/${params.datasetRunId}`)).body.results).toHaveLength(1);
+    expect((await admin.client.get(`/ab-tests/${params.abTestId}/templates`)).body.templates).toHaveLength(1);
     expect((await v1(apiKey, 'GET', `/_internal_templates/deployment/${params.deployment_id}`)).total_count).toBe(1);
     expect((await v1(apiKey, 'GET', '/client-side-access-tokens')).tokens.map((token: { token: string }) => token.token)).toEqual([params.token]);
     expect((await admin.client.get(`/user/self/connected-apps/${params.clientId}/connections?status=active`)).body.connections).toHaveLength(1);

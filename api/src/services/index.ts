@@ -58,6 +58,7 @@ import { createBlockTemplateService } from './templates/block-template-service.j
 import { createSimulatedAgentService } from './templates/simulated-agent-service.js';
 import { createTemplateService } from './templates/template-service.js';
 import { createDatasetService } from './datasets/dataset-service.js';
+import { createAbTestService } from './ab-tests/ab-test-service.js';
 import { createBillingServices, type BillingMode } from './billing/index.js';
 import { createAdminServices } from './admin/index.js';
 import { createObservabilityServices } from './observability/index.js';
@@ -189,6 +190,7 @@ export function createServices(deps: ServiceDeps) {
     templates,
     runs: createDatasetRunClient({ client: deps.temporal, taskQueue: deps.taskQueue }),
   });
+  const abTests = createAbTestService({ db: deps.db, organizations, templates, limits });
   return {
     apiKeys,
     organizations,
@@ -225,6 +227,7 @@ export function createServices(deps: ServiceDeps) {
     simulatedAgents,
     blockTemplates,
     datasets,
+    abTests,
     batches,
     jobs: createJobService({ db: deps.db, runs, batches }),
     chatCompletions: createChatCompletionService({ runs, follow: runLog.follow }),

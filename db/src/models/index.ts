@@ -50,6 +50,7 @@ export {
   type TemplateMigrationStatus,
   type MigrationAgentStatus,
 } from './agent-template.js';
+export { AbTest, AbTestTemplate, AbTestAssignment } from './ab-test.js';
 export {
   Dataset,
   DatasetItem,

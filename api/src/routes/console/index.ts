@@ -11,6 +11,7 @@ import { blockTemplateRoutes } from './block-templates.js';
 import { cloudAccessRoutes } from './cloud-access.js';
 import { connectedAppRoutes } from './connected-apps.js';
 import { consoleSettingsRoutes, type ConsoleSettingsOptions } from './console-settings.js';
+import { abTestRoutes } from './ab-tests.js';
 import { datasetRoutes } from './datasets.js';
 import { developmentOutboxRoutes } from './development-outbox.js';
 import { developmentServerRoutes } from './development-servers.js';
@@ -55,6 +56,7 @@ export function consoleRoutes(services: AppServices, options: ConsoleSettingsOpt
     await app.register(blockTemplateRoutes(services));
     await app.register(simulatedAgentRoutes(services));
     await app.register(datasetRoutes(services));
+    await app.register(abTestRoutes(services));
     await app.register(environmentVariableRoutes(services));
     await app.register(developmentServerRoutes(services));
     await app.register(preferenceRoutes(services));

@@ -71,6 +71,9 @@ export const OWNED_RESOURCE_PARAMS: Record<string, OwnedResource> = {
   datasetId: { table: 'datasets', label: 'Dataset', idShape: prefixed('dataset') },
   datasetItemId: { table: 'dataset_items', label: 'Dataset item', idShape: prefixed('datasetItem') },
   datasetRunId: { table: 'dataset_runs', label: 'Dataset run', idShape: prefixed('datasetRun') },
+  abTestId: { table: 'ab_tests', label: 'A/B test', idShape: prefixed('abTest') },
+  ab_test_id: { table: 'ab_tests', label: 'A/B test', idShape: prefixed('abTest') },
+  abTestTemplateId: { table: 'ab_test_templates', label: 'Attached template', idShape: prefixed('abTestTemplate') },
   workflowId: {
     table: 'template_migrations',
     label: 'Migration',

@@ -4,6 +4,45 @@
  * file is not what the current schemas generate.
  */
 
+export type AbTest = {
+  id: string;
+  name: string;
+  description: string | null;
+  organizationId: string;
+  projectId: string;
+  status: "running" | "stopped";
+  winnerAbTestTemplateId: string | null;
+  stoppedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type AbTestArmResult = {
+  abTestTemplateId: string;
+  templateName: string;
+  weight: number;
+  users: number;
+  runs: number;
+  medianLatencyMs: number | null;
+  errorRate: number | null;
+  positiveFeedback: number;
+  negativeFeedback: number;
+  feedbackRate: {
+    rate: number | null;
+    low: number;
+    high: number;
+  };
+  cost: number;
+};
+
+export type AbTestTemplate = {
+  id: string;
+  templateName: string;
+  coreAgentId: string;
+  simulatedAgentId: string | null;
+  weight: number;
+};
+
 export type AgentFile = {
   agents: {
     id: string;
