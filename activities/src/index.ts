@@ -6,6 +6,7 @@ import { createFileIngestionActivities } from './files/index.js';
 import { createObservabilityActivities } from './observability/index.js';
 import { createTemplateMigrationActivities } from './templates/index.js';
 import { createBatchActivities } from './batches/index.js';
+import { createDatasetActivities } from './datasets/index.js';
 import { createScheduleActivities } from './schedules/index.js';
 import { createGroupActivities } from './groups/index.js';
 import { createSleeptimeActivities } from './sleeptime/index.js';
@@ -43,6 +44,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createObservabilityActivities(deps),
     ...createTemplateMigrationActivities(deps),
     ...createBatchActivities(deps),
+    ...createDatasetActivities(deps),
     ...createScheduleActivities(deps),
     ...createGroupActivities(deps),
     ...createSleeptimeActivities(deps),
@@ -61,6 +63,7 @@ export type { ActivityTracing } from './agent-run/spans.js';
 export type { ToolActivities } from './tools/index.js';
 export type { ObservabilityActivities } from './observability/index.js';
 export type { BatchActivities } from './batches/index.js';
+export type { DatasetActivities, DispatchedDatasetItem } from './datasets/index.js';
 export type { ScheduleActivities } from './schedules/index.js';
 export type { GroupActivities, GroupTurnPlan, MemberRunOutcome, MemberRole } from './groups/index.js';
 export type { SleeptimeActivities, SleeptimeRun } from './sleeptime/index.js';

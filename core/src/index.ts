@@ -18,3 +18,5 @@ export * from './messages/stored-content.js';
 export * from './trace-attributes.js';
 export * from './groups/speakers.js';
 export * from './billing/billing-period.js';
+export * from './datasets/scoring.js';
+export * from './ab-tests/split.js';

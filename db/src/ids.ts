@@ -38,6 +38,11 @@ export const ID_PREFIXES = {
   sharedChatConversation: 'chat_conversation',
   launchLink: 'launch',
   publishedAgentFile: 'agent_file',
+  dataset: 'dataset',
+  datasetItem: 'dataset_item',
+  datasetRun: 'dataset_run',
+  abTest: 'ab_test',
+  abTestTemplate: 'ab_test_template',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -9,3 +9,4 @@ export { scheduledMessageWorkflow } from './scheduled-message/workflow.js';
 export { groupTurnWorkflow } from './group-turn/workflow.js';
 export { autoTopUpWorkflow } from './auto-top-up/workflow.js';
 export { billingPeriodWorkflow } from './billing-period/workflow.js';
+export { datasetRunWorkflow } from './dataset-run/workflow.js';

@@ -383,6 +383,22 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   // Publishing exports the agent for others to read: a change to who sees it.
   'POST /api/agent-files': needs(agents.read, agents.update),
   'PATCH /api/agent-files/:agentFileId/access-level': needs(agents.update),
+  // A dataset's items are their own family of permissions; running a dataset makes agents from a template and messages them.
+  'GET /api/datasets/:datasetId/items': needs(RESOURCE_PERMISSIONS.datasetItems.read),
+  'GET /api/datasets/:datasetId/items/export': needs(RESOURCE_PERMISSIONS.datasetItems.read),
+  'GET /api/datasets/:datasetId/items/:datasetItemId': needs(RESOURCE_PERMISSIONS.datasetItems.read),
+  'POST /api/datasets/:datasetId/items': needs(RESOURCE_PERMISSIONS.datasetItems.create),
+  'POST /api/datasets/:datasetId/items/import': needs(RESOURCE_PERMISSIONS.datasetItems.create),
+  'PATCH /api/datasets/:datasetId/items/:datasetItemId': needs(RESOURCE_PERMISSIONS.datasetItems.update),
+  'DELETE /api/datasets/:datasetId/items/:datasetItemId': needs(RESOURCE_PERMISSIONS.datasetItems.delete),
+  // Attaching and detaching arms and changing weights update the test; the entry point makes an agent from a template;
+  // stopping with a promotion deploys a version and migrates the template's agents.
+  'POST /api/ab-tests/:abTestId/templates': needs(RESOURCE_PERMISSIONS.abTests.update, RESOURCE_PERMISSIONS.templates.read),
+  'PATCH /api/ab-tests/:abTestId/templates/:abTestTemplateId': needs(RESOURCE_PERMISSIONS.abTests.update),
+  'DELETE /api/ab-tests/:abTestId/templates/:abTestTemplateId': needs(RESOURCE_PERMISSIONS.abTests.update),
+  'POST /api/ab-tests/:abTestId/stop': needs(RESOURCE_PERMISSIONS.abTests.update, RESOURCE_PERMISSIONS.templates.update, agents.update),
+  'POST /v1/ab-tests/:ab_test_id/agents': needs(agents.create, RESOURCE_PERMISSIONS.abTests.read, RESOURCE_PERMISSIONS.templates.read),
+  'POST /api/datasets/:datasetId/runs': needs(RESOURCE_PERMISSIONS.datasets.update, RESOURCE_PERMISSIONS.templates.read, agents.create, 'message_agents'),
 };
 
 /** A path prefix and what its routes need when they have no rule of their own. */
@@ -419,6 +435,10 @@ const FAMILIES: Family[] = [
   { prefix: '/api/templates', resource: RESOURCE_PERMISSIONS.templates },
   { prefix: '/api/simulated-agents', resource: RESOURCE_PERMISSIONS.templates },
   { prefix: '/api/block-templates', resource: RESOURCE_PERMISSIONS.blockTemplates },
+  { prefix: '/api/datasets', resource: RESOURCE_PERMISSIONS.datasets },
+  { prefix: '/api/dataset-runs', resource: RESOURCE_PERMISSIONS.datasets },
+  { prefix: '/api/ab-tests', resource: RESOURCE_PERMISSIONS.abTests },
+  { prefix: '/v1/ab-tests', resource: RESOURCE_PERMISSIONS.abTests },
   { prefix: '/v1/projects', resource: projects },
   // Traces and metrics show what agents did: reading agents is what it takes (analysts included).
   { prefix: '/api/traces', rule: needs(agents.read) },

@@ -125,6 +125,15 @@ async function populateTenantA(): Promise<TenantA> {
     accessLevel: 'organization',
   });
   for (const made of [sharedChat, launchLink, agentFile]) expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
+  // A dataset with an item, and a run of it against the template's version 1.
+  const dataset = await admin.client.post('/datasets', { name: `${TAG}-dataset`, description: `${TAG} dataset` });
+  const datasetItem = await admin.client.post(`/datasets/${dataset.body.id}/items`, { createMessage: { role: 'user', content: `${TAG} question` }, expectedAnswer: `${TAG} answer` });
+  const datasetRun = await admin.client.post(`/datasets/${dataset.body.id}/runs`, { templateVersion: `${templateName}:1` });
+  for (const made of [dataset, datasetItem, datasetRun]) expect(made.status, JSON.stringify(made.body)).toBe(201);
+  // An A/B test with the template's version 1 as an arm.
+  const abTest = await admin.client.post('/ab-tests', { name: `${TAG}-ab-test` });
+  const abArm = await admin.client.post(`/ab-tests/${abTest.body.id}/templates`, { templateName: `${templateName}:1`, weight: 50 });
+  for (const made of [abTest, abArm]) expect(made.status, JSON.stringify(made.body)).toBe(201);
   const group = await v1(apiKey, 'POST', '/groups/', { agent_ids: [agent.id], description: `${TAG} group`, shared_block_ids: [standaloneBlock.id] });
   // A saved card, as a confirmed setup intent leaves it (this stack has no Stripe).
   const card = await PaymentCard.query(stack.db)
@@ -182,6 +191,12 @@ async function populateTenantA(): Promise<TenantA> {
     chatId: sharedChat.body.chatId,
     launchId: launchLink.body.launchId,
     agentFileId: agentFile.body.id,
+    datasetId: dataset.body.id,
+    datasetItemId: datasetItem.body.id,
+    datasetRunId: datasetRun.body.id,
+    abTestId: abTest.body.id,
+    ab_test_id: abTest.body.id,
+    abTestTemplateId: abArm.body.id,
     // An invite code is a credential, not an id: whoever holds A's code may see that invite, by design.
     // B probes with a code of its own making instead.
     inviteCode: randomBytes(24).toString('base64url'),
@@ -268,6 +283,9 @@ describe('tenant isolation', () => {
     expect(template.body).toMatchObject({ name: params.template, latestDeployedVersion: '1' });
     expect((await admin.client.get(`/block-templates/${params.blockTemplateId}`)).body.value).toBe(`${TAG} policy`);
     expect((await admin.client.get(`/simulated-agents/${params.simulatedAgentId}`)).body).toMatchObject({ isCorrupted: false });
+    expect((await admin.client.get(`/datasets/${params.datasetId}/items/${params.datasetItemId}`)).body.expectedAnswer).toBe(`${TAG} answer`);
+    expect((await admin.client.get(`/dataset-runs/${params.datasetRunId}`)).body.results).toHaveLength(1);
+    expect((await admin.client.get(`/ab-tests/${params.abTestId}/templates`)).body.templates).toHaveLength(1);
     expect((await v1(apiKey, 'GET', `/_internal_templates/deployment/${params.deployment_id}`)).total_count).toBe(1);
     expect((await admin.client.get(`/chat/${params.chatId}`)).body).toMatchObject({ accessLevel: 'organization', agentId: params.agentId });
     expect((await admin.client.get(`/agent-templates/${params.agentTemplateId}/launch-link`)).body.accessLevel).toBe('organization');

@@ -13,6 +13,7 @@ import {
   createGroupTurnClient,
   createMessageBatchClient,
   createTemplateMigrationClient,
+  createDatasetRunClient,
 } from '@engram/temporal';
 import { createGroupService } from './groups/group-service.js';
 import { createGroupMessageService } from './groups/group-message-service.js';
@@ -56,6 +57,8 @@ import { createOAuthServices } from './oauth/index.js';
 import { createBlockTemplateService } from './templates/block-template-service.js';
 import { createSimulatedAgentService } from './templates/simulated-agent-service.js';
 import { createTemplateService } from './templates/template-service.js';
+import { createDatasetService } from './datasets/dataset-service.js';
+import { createAbTestService } from './ab-tests/ab-test-service.js';
 import { createBillingServices, type BillingMode } from './billing/index.js';
 import { createAdminServices } from './admin/index.js';
 import { createObservabilityServices } from './observability/index.js';
@@ -186,6 +189,13 @@ export function createServices(deps: ServiceDeps) {
   });
   const blockTemplates = createBlockTemplateService({ db: deps.db, templates, organizations });
   const sharedChats = createSharedChatService({ db: deps.db, agentFiles, agents, runs, messages, rateLimiter });
+  const datasets = createDatasetService({
+    db: deps.db,
+    organizations,
+    templates,
+    runs: createDatasetRunClient({ client: deps.temporal, taskQueue: deps.taskQueue }),
+  });
+  const abTests = createAbTestService({ db: deps.db, organizations, templates, limits });
   return {
     apiKeys,
     organizations,
@@ -224,6 +234,8 @@ export function createServices(deps: ServiceDeps) {
     sharedChats,
     launchLinks: createLaunchLinkService({ db: deps.db, templates, agents, sharedChats, rateLimiter }),
     agentFileGallery: createAgentFileGalleryService({ db: deps.db, agentFiles }),
+    datasets,
+    abTests,
     batches,
     jobs: createJobService({ db: deps.db, runs, batches }),
     chatCompletions: createChatCompletionService({ runs, follow: runLog.follow }),

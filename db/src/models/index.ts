@@ -50,6 +50,17 @@ export {
   type TemplateMigrationStatus,
   type MigrationAgentStatus,
 } from './agent-template.js';
+export { AbTest, AbTestTemplate, AbTestAssignment } from './ab-test.js';
+export {
+  Dataset,
+  DatasetItem,
+  DatasetRun,
+  DatasetRunResult,
+  type DatasetMessage,
+  type DatasetScorer,
+  type DatasetRunStatus,
+  type DatasetResultStatus,
+} from './dataset.js';
 export { Agent, type LlmConfig, type EmbeddingConfig, type ToolRule } from './agent.js';
 export { Block, AgentBlock } from './block.js';
 export { Identity, IdentityAgent, IdentityBlock, type IdentityType, type IdentityProperty } from './identity.js';

@@ -11,6 +11,8 @@ import { blockTemplateRoutes } from './block-templates.js';
 import { cloudAccessRoutes } from './cloud-access.js';
 import { connectedAppRoutes } from './connected-apps.js';
 import { consoleSettingsRoutes, type ConsoleSettingsOptions } from './console-settings.js';
+import { abTestRoutes } from './ab-tests.js';
+import { datasetRoutes } from './datasets.js';
 import { developmentOutboxRoutes } from './development-outbox.js';
 import { developmentServerRoutes } from './development-servers.js';
 import { environmentVariableRoutes } from './environment-variables.js';
@@ -59,6 +61,8 @@ export function consoleRoutes(services: AppServices, options: ConsoleSettingsOpt
     await app.register(simulatedAgentRoutes(services));
     await app.register(sharingRoutes(services, { pingIntervalMs: options.pingIntervalMs, pollIntervalMs: options.pollIntervalMs }));
     await app.register(agentFileGalleryRoutes(services));
+    await app.register(datasetRoutes(services));
+    await app.register(abTestRoutes(services));
     await app.register(environmentVariableRoutes(services));
     await app.register(developmentServerRoutes(services));
     await app.register(preferenceRoutes(services));

@@ -29,6 +29,7 @@ import { folderRoutes } from './folders.js';
 import { sourceRoutes } from './sources.js';
 import { clientSideAccessTokenRoutes } from './client-side-access-tokens.js';
 import { templateRoutes } from './templates.js';
+import { abTestRoutes } from './ab-tests.js';
 import { internalTemplateRoutes } from './internal-templates.js';
 import { adminRoutes } from './admin.js';
 import { messageBatchRoutes } from './messages-batches.js';
@@ -74,6 +75,7 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     await app.register(sourceRoutes(services, deps));
     await app.register(clientSideAccessTokenRoutes(services));
     await app.register(templateRoutes(services));
+    await app.register(abTestRoutes(services));
     await app.register(internalTemplateRoutes(services));
     await app.register(messageBatchRoutes(services));
     await app.register(chatCompletionRoutes(services, deps));

@@ -523,6 +523,44 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       return { agentIds, deploymentId: deployment.id };
     },
 
+    /**
+     * Hidden agents made from a version, one for each of `names`, a few at a time: an evaluation's own agents, not
+     * linked to the template (so migrations and deployments leave them alone) and not listed among the agents.
+     * On a failure the ones made are deleted again.
+     */
+    async createHiddenAgents(ctx: RequestContext, versionText: string, input: { names: string[]; memoryVariables: Record<string, string> }): Promise<string[]> {
+      const ref = await resolveVersion(ctx, versionText);
+      const values = variablesFor(ref, { memoryVariables: input.memoryVariables });
+      const base = agentInputOf(ref.snapshot, (text) => fillPlaceholders(text, values));
+      const agentIds: string[] = [];
+      let next = 0;
+      let failure: { error: unknown } | undefined;
+      const lane = async () => {
+        while (!failure && next < input.names.length) {
+          const index = next++;
+          try {
+            const created = await deps.agents.create(ctx, {
+              ...base,
+              name: input.names[index]!,
+              hidden: true,
+              project_id: ref.template.projectId,
+              identity_ids: ref.snapshot.identityIds,
+              tool_exec_environment_variables: toolVariableValues(ref.snapshot.toolVariables, {}),
+            });
+            agentIds[index] = created.agent.id;
+          } catch (error) {
+            failure ??= { error };
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(CONCURRENT_CREATIONS, input.names.length) }, lane));
+      if (failure) {
+        for (const agentId of agentIds) if (agentId) await deps.agents.delete(ctx, agentId);
+        throw failure.error;
+      }
+      return agentIds;
+    },
+
     /** One agent from a template, for `POST /v1/agents` with `from_template`; no deployment is recorded. */
     async createAgent(ctx: RequestContext, versionText: string, input: CreateAgentsInput): Promise<string> {
       return createAgentFrom(ctx, await resolveVersion(ctx, versionText), input, null);

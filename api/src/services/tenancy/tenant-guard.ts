@@ -70,6 +70,12 @@ export const OWNED_RESOURCE_PARAMS: Record<string, OwnedResource> = {
   deployment_id: { table: 'template_deployments', label: 'Deployment', idShape: prefixed('deployment') },
   // Only the publishing organization's routes are guarded; reading a published file is public by its access level.
   agentFileId: { table: 'published_agent_files', label: 'Agent file', idShape: prefixed('publishedAgentFile') },
+  datasetId: { table: 'datasets', label: 'Dataset', idShape: prefixed('dataset') },
+  datasetItemId: { table: 'dataset_items', label: 'Dataset item', idShape: prefixed('datasetItem') },
+  datasetRunId: { table: 'dataset_runs', label: 'Dataset run', idShape: prefixed('datasetRun') },
+  abTestId: { table: 'ab_tests', label: 'A/B test', idShape: prefixed('abTest') },
+  ab_test_id: { table: 'ab_tests', label: 'A/B test', idShape: prefixed('abTest') },
+  abTestTemplateId: { table: 'ab_test_templates', label: 'Attached template', idShape: prefixed('abTestTemplate') },
   workflowId: {
     table: 'template_migrations',
     label: 'Migration',

@@ -9,7 +9,7 @@ import { TIER_LIMITS } from './tier-limits.js';
  * Every tier limit of spec 000 §9 at its boundary with ENGRAM_BILLING=on, on the free tier: the last one allowed is
  * created, the next is refused with the spec's code on the console API and 402 {message, limit} on /v1 (429 with
  * Retry-After for the per-minute rates). Organizations are filled to one below a limit with copies of a real row.
- * (Agents: billing-enforcement.test.ts. Groups and A/B tests do not exist yet.)
+ * (Agents: billing-enforcement.test.ts. A/B tests: routes/console/ab-tests.test.ts.)
  */
 let ctx: AgentTestContext;
 const FREE = TIER_LIMITS.free;

@@ -149,7 +149,7 @@ type LimitedResource = {
 
 /**
  * How each counted limit of the tier table is counted and refused: the one table every creation path and the
- * quotas read. Groups and A/B tests have limits in `TIER_LIMITS` and gain a row here with their tables.
+ * quotas read.
  */
 export const LIMITED_RESOURCES = {
   agents: { limit: 'agents', errorCode: 'usageLimit', allowance: (n) => `${n} agents`, used: countRows('agents') },
@@ -165,6 +165,7 @@ export const LIMITED_RESOURCES = {
     used: countRows('blocks', (query) => void query.where('is_template', false)),
   },
   apiKeys: { limit: 'apiKeys', errorCode: 'maxUsage', allowance: (n) => `${n} API keys`, used: countRows('api_keys') },
+  abTests: { limit: 'abTests', errorCode: 'usageLimit', allowance: (n) => `${n} A/B tests`, used: countRows('ab_tests') },
   // Pending invites hold a seat too.
   members: {
     limit: 'organizationMembers',

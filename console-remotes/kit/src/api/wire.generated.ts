@@ -4,6 +4,45 @@
  * file is not what the current schemas generate.
  */
 
+export type AbTest = {
+  id: string;
+  name: string;
+  description: string | null;
+  organizationId: string;
+  projectId: string;
+  status: "running" | "stopped";
+  winnerAbTestTemplateId: string | null;
+  stoppedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type AbTestArmResult = {
+  abTestTemplateId: string;
+  templateName: string;
+  weight: number;
+  users: number;
+  runs: number;
+  medianLatencyMs: number | null;
+  errorRate: number | null;
+  positiveFeedback: number;
+  negativeFeedback: number;
+  feedbackRate: {
+    rate: number | null;
+    low: number;
+    high: number;
+  };
+  cost: number;
+};
+
+export type AbTestTemplate = {
+  id: string;
+  templateName: string;
+  coreAgentId: string;
+  simulatedAgentId: string | null;
+  weight: number;
+};
+
 export type AgentFile = {
   agents: {
     id: string;
@@ -335,6 +374,75 @@ export type CreditTransaction = {
   modelTier: "free" | "premium" | "per-inference" | null;
   createdAt: string;
   metadata: Record<string, unknown>;
+};
+
+export type Dataset = {
+  id: string;
+  name: string;
+  description: string | null;
+  organizationId: string;
+  projectId: string;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type DatasetItem = {
+  id: string;
+  datasetId: string;
+  createMessage: {
+    role: "user" | "system";
+    content: string;
+  };
+  expectedAnswer: string | null;
+  scorer: "exact" | "contains" | "llm" | null;
+  graderNote: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type DatasetRun = {
+  id: string;
+  datasetId: string;
+  templateId: string;
+  templateVersionId: string;
+  templateVersion: string;
+  status: "running" | "completed" | "failed";
+  concurrency: number;
+  itemCount: number;
+  counts: Record<string, number>;
+  startedAt: string;
+  completedAt: string | null;
+};
+
+export type DatasetRunResult = {
+  itemId: string;
+  status: "pending" | "running" | "grading" | "completed" | "failed";
+  agentId: string | null;
+  runId: string | null;
+  answer: string | null;
+  latencyMs: number | null;
+  steps: number | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  totalTokens: number | null;
+  cost: number | null;
+  toolErrors: number | null;
+  score: number | null;
+  scoreReason: string | null;
+  error: string | null;
+};
+
+export type DatasetRunSummary = {
+  items: number;
+  completed: number;
+  failed: number;
+  running: number;
+  scored: number;
+  meanScore: number | null;
+  medianLatencyMs: number | null;
+  totalTokens: number;
+  totalCost: number;
+  toolErrors: number;
 };
 
 export type EmbeddingConfig = {
