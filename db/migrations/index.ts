@@ -27,6 +27,7 @@ import * as groupTurnsAndAgentCalls from './20261126410000_group_turns_and_agent
 import * as cardPayments from './20261126100000_card_payments.js';
 import * as billingPeriods from './20261126110000_billing_periods.js';
 import * as inferenceCounters from './20261126120000_inference_counters.js';
+import * as conversations from './20261129500000_conversations.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -60,4 +61,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261126100000_card_payments', cardPayments],
   ['20261126110000_billing_periods', billingPeriods],
   ['20261126120000_inference_counters', inferenceCounters],
+  ['20261129500000_conversations', conversations],
 ];

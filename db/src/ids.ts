@@ -34,6 +34,7 @@ export const ID_PREFIXES = {
   group: 'group',
   groupTurn: 'group_turn',
   agentCall: 'agent_call',
+  conversation: 'conv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -114,6 +114,7 @@ async function populateTenantA(): Promise<TenantA> {
   const migration = await admin.client.post(`/template-versions/${templateName}:1/migrate`, {});
   const simulated = await admin.client.get(`/agent-templates/${template.body.id}/simulated-agents/default`);
   for (const made of [template, blockTemplate, version, deployment, migration, simulated]) expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
+  const conversation = await v1(apiKey, 'POST', `/conversations/?agent_id=${agent.id}`, { summary: `${TAG} conversation` });
   const group = await v1(apiKey, 'POST', '/groups/', { agent_ids: [agent.id], description: `${TAG} group`, shared_block_ids: [standaloneBlock.id] });
   // A saved card, as a confirmed setup intent leaves it (this stack has no Stripe).
   const card = await PaymentCard.query(stack.db)
@@ -130,6 +131,7 @@ async function populateTenantA(): Promise<TenantA> {
     batch_id: batch.id,
     scheduled_message_id: scheduled.id,
     group_id: group.id,
+    conversation_id: conversation.id,
     step_id: step.id,
     traceId,
     message_id: agentRow!.messageIds[0]!,
@@ -241,6 +243,7 @@ describe('tenant isolation', () => {
     expect((await v1(apiKey, 'GET', `/providers/${params.provider_id}`)).name).toBe(`${TAG}-provider`);
     expect(await v1(apiKey, 'GET', `/groups/${params.group_id}`)).toMatchObject({ description: `${TAG} group`, agent_ids: [params.agent_id], shared_block_ids: [params.block_id] });
     expect((await v1(apiKey, 'GET', `/messages/batches/${params.batch_id}`)).id).toBe(params.batch_id);
+    expect((await v1(apiKey, 'GET', `/conversations/${params.conversation_id}`)).summary).toBe(`${TAG} conversation`);
     expect((await v1(apiKey, 'GET', `/agents/${params.agent_id}/schedule/${params.scheduled_message_id}`)).id).toBe(params.scheduled_message_id);
     expect((await admin.client.get(`/projects/${params.projectId}`)).status).toBe(200);
     expect((await admin.client.get(`/api-keys/${params.apiKeyId}`)).status).toBe(200);

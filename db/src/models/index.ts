@@ -128,3 +128,4 @@ export {
   PaymentCard,
   type CardAddress,
 } from './billing.js';
+export { Conversation } from './conversation.js';
