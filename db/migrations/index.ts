@@ -30,6 +30,7 @@ import * as inferenceCounters from './20261126120000_inference_counters.js';
 import * as datasets from './20261129200000_datasets.js';
 import * as abTests from './20261129210000_ab_tests.js';
 import * as sharing from './20261129300000_sharing.js';
+import * as conversations from './20261129500000_conversations.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -66,4 +67,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261129200000_datasets', datasets],
   ['20261129210000_ab_tests', abTests],
   ['20261129300000_sharing', sharing],
+  ['20261129500000_conversations', conversations],
 ];

@@ -43,6 +43,7 @@ export const ID_PREFIXES = {
   datasetRun: 'dataset_run',
   abTest: 'ab_test',
   abTestTemplate: 'ab_test_template',
+  conversation: 'conv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

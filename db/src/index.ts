@@ -18,6 +18,7 @@ export { insertQueuedRun, type QueuedRunRecord } from './queries/queued-runs.js'
 export * from './run-channels.js';
 export { toStoredMessage, loadMessagesInOrder } from './queries/messages.js';
 export { recompileSystemMessage } from './queries/system-message.js';
+export { contextMessageIds, setContextMessageIds, type ContextOwner } from './queries/conversation-context.js';
 export { ensureBaseTools } from './queries/base-tools.js';
 export {
   applyFileViewLimits,

@@ -17,9 +17,9 @@ import {
   type StoredMessage,
   type ToolRuleState,
 } from '@engram/core';
-import { Agent, meterStep, Message, recompileSystemMessage, Run, Step, toStoredMessage, type Database } from '@engram/db';
+import { contextMessageIds, meterStep, Message, recompileSystemMessage, Run, setContextMessageIds, Step, toStoredMessage, type Database } from '@engram/db';
 import type { CallModelResult } from './call-model.js';
-import { loadRunContext, messageTagsOf, type RunContext } from './context.js';
+import { contextOwnerOf, loadRunContext, messageTagsOf, type RunContext } from './context.js';
 import { executeBaseTool, isBaseTool } from './base-tools.js';
 import { inSpan, markToolResult, tracingOf, type ActivityTracing } from './spans.js';
 import { appendRunFrames, type Frame } from './run-log.js';
@@ -108,7 +108,7 @@ class StepWriter {
   readonly produced: Message[] = [];
   constructor(
     private readonly trx: Knex.Transaction,
-    private readonly base: { organizationId: string; agentId: string; runId: string; stepId: string; groupId: string | null; batchItemId: string | null },
+    private readonly base: { organizationId: string; agentId: string; runId: string; stepId: string; groupId: string | null; batchItemId: string | null; conversationId: string | null },
     private nextAt: number,
   ) {}
 
@@ -161,14 +161,11 @@ async function closeStep(
   now: Date,
 ): Promise<void> {
   const { run } = context;
-  const agent = (await Agent.query(trx).forOrg(input.organizationId).findById(run.agentId)) as Agent;
+  const owner = contextOwnerOf(run);
   const newIds = [...writer.stored, ...writer.produced]
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
     .map((message) => message.id);
-  await Agent.query(trx)
-    .forOrg(input.organizationId)
-    .findById(run.agentId)
-    .patch({ messageIds: [...agent.messageIds, ...run.pendingInputIds, ...newIds] });
+  await setContextMessageIds(trx, owner, [...(await contextMessageIds(trx, owner)), ...run.pendingInputIds, ...newIds]);
   if (run.pendingInputIds.length > 0) await Run.query(trx).forOrg(input.organizationId).findById(run.id).patch({ pendingInputIds: [] });
   if (memoryChanged) await recompileSystemMessage(trx, input.organizationId, run.agentId, now);
   const stopReason = record.phase === 'done' && record.outcome.stop ? record.outcome.stopReason : null;
@@ -221,8 +218,9 @@ export function createApplyModelTurn(deps: { db: Database; tracing?: ActivityTra
 
       const context = await loadRunContext(trx, input.organizationId, input.runId);
       const { run, snapshot, request } = context;
-      // Serializes context-window updates of this agent with API writes (reset, block edits).
-      await Agent.query(trx).forOrg(input.organizationId).findById(run.agentId).forUpdate();
+      // Serializes updates of this context window (the agent's, or its conversation's) with API writes (reset,
+      // compaction); other conversations of the agent step meanwhile.
+      await contextMessageIds(trx, contextOwnerOf(run), { lock: true });
       const now = new Date();
       const { turn } = input;
       await Step.query(trx).insert({
@@ -386,7 +384,7 @@ export function createCompleteToolStep(deps: { db: Database }) {
 
       const context = await loadRunContext(trx, input.organizationId, input.runId);
       const { run, snapshot } = context;
-      await Agent.query(trx).forOrg(input.organizationId).findById(run.agentId).forUpdate();
+      await contextMessageIds(trx, contextOwnerOf(run), { lock: true });
       const writer = new StepWriter(trx, { organizationId: run.organizationId, agentId: run.agentId, runId: run.id, stepId: input.stepId, ...messageTagsOf(run) }, record.nextMessageAt);
       const state = { ...record, ruleState: { ...record.ruleState } };
       const results = new Map(input.results.map((result) => [result.toolCallId, result]));

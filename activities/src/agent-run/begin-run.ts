@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalDecision, RunInputApproval, StopReason, ToolRuleState } from '@engram/core';
-import { Agent, Message, recompileSystemMessage, Run, type Database } from '@engram/db';
-import { loadRunContext, messageTagsOf, type RunContext } from './context.js';
+import { contextMessageIds, Message, recompileSystemMessage, Run, setContextMessageIds, type Database } from '@engram/db';
+import { contextOwnerOf, loadRunContext, messageTagsOf, type RunContext } from './context.js';
 import { executeBaseTool, isBaseTool } from './base-tools.js';
 import { appendRunFrames } from './run-log.js';
 import { framesFor } from './apply-turn.js';
@@ -17,7 +17,7 @@ const DENIED = 'The user denied this tool call.';
 
 /** The approval request the agent is waiting on: the last message of its context, if it is one. */
 async function pendingApprovalRequest(trx: Knex, context: RunContext): Promise<Message | undefined> {
-  const lastId = (await Agent.query(trx).forOrg(context.run.organizationId).findById(context.run.agentId))?.messageIds.at(-1);
+  const lastId = (await contextMessageIds(trx, contextOwnerOf(context.run))).at(-1);
   if (!lastId) return undefined;
   const last = await Message.query(trx).forOrg(context.run.organizationId).findById(lastId);
   return last?.role === 'approval' && last.toolCalls?.length ? last : undefined;
@@ -84,13 +84,11 @@ async function applyApprovals(
       } as unknown as Message),
     );
   }
-  const agent = (await Agent.query(trx).forOrg(context.run.organizationId).findById(context.run.agentId).forUpdate()) as Agent;
-  await Agent.query(trx)
-    .forOrg(context.run.organizationId)
-    .findById(agent.id)
-    .patch({ messageIds: [...agent.messageIds, response.id, ...produced.map((message) => message.id)] });
+  const owner = contextOwnerOf(context.run);
+  const messageIds = await contextMessageIds(trx, owner, { lock: true });
+  await setContextMessageIds(trx, owner, [...messageIds, response.id, ...produced.map((message) => message.id)]);
   if (memoryChanged) {
-    await recompileSystemMessage(trx, context.run.organizationId, agent.id, now);
+    await recompileSystemMessage(trx, context.run.organizationId, context.run.agentId, now);
   }
   await appendRunFrames(trx, { runId: context.run.id, organizationId: context.run.organizationId }, framesFor(produced, context));
 }

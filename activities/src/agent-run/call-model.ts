@@ -90,7 +90,7 @@ export function createCallModel(deps: Deps) {
       [GEN_AI.operationName]: SPAN.chat,
       [GEN_AI.requestModel]: request.settings.model,
       [GEN_AI.agentName]: context.snapshot.name,
-      [GEN_AI.conversationId]: run.agentId,
+      [GEN_AI.conversationId]: run.conversationId ?? run.agentId,
     };
     try {
       return await inSpan(tracer, `${SPAN.chat} ${request.settings.model}`, { kind: SpanKind.CLIENT, attributes: spanAttributes }, async (span) => {

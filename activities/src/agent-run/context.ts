@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AgentSnapshot, RunRequest, StoredMessage } from '@engram/core';
-import { Agent, loadAgentSnapshot, loadMessagesInOrder, Run } from '@engram/db';
+import { contextMessageIds, loadAgentSnapshot, loadMessagesInOrder, Run, type ContextOwner } from '@engram/db';
 
 export class RunStateError extends Error {}
 
@@ -19,20 +19,29 @@ export async function loadRunContext(db: Knex, organizationId: string, runId: st
   if (!run) throw new RunStateError(`run ${runId} does not exist`);
   const snapshot = await loadAgentSnapshot(db, organizationId, run.agentId);
   if (!snapshot) throw new RunStateError(`agent ${run.agentId} of run ${runId} no longer exists`);
-  const agent = (await Agent.query(db).forOrg(organizationId).findById(run.agentId)) as Agent;
+  const messageIds = await contextMessageIds(db, contextOwnerOf(run));
   const request = run.request as unknown as RunRequest;
   // With autoclear, each request starts from the system message alone; history stays stored and searchable.
-  const contextIds = snapshot.messageBufferAutoclear ? agent.messageIds.slice(0, 1) : agent.messageIds;
+  const contextIds = snapshot.messageBufferAutoclear ? messageIds.slice(0, 1) : messageIds;
   const inContext = await loadMessagesInOrder(db, organizationId, contextIds);
   const pendingInputs = await loadMessagesInOrder(db, organizationId, run.pendingInputIds);
   return { run, request, snapshot, inContext, pendingInputs };
 }
 
+/** The context window a run reads and extends: its conversation's, or the agent's own. */
+export function contextOwnerOf(run: Run): ContextOwner {
+  return { organizationId: run.organizationId, agentId: run.agentId, conversationId: run.conversationId ?? null };
+}
+
 /**
- * What every message a run writes carries besides its agent and run: the group whose turn it is and the
- * batch item it answers (`group_id`, `batch_item_id` on the wire), as its input messages do.
+ * What every message a run writes carries besides its agent and run: the group whose turn it is, the
+ * batch item it answers (`group_id`, `batch_item_id` on the wire) and its conversation, as its input messages do.
  */
-export function messageTagsOf(run: Run): { groupId: string | null; batchItemId: string | null } {
+export function messageTagsOf(run: Run): { groupId: string | null; batchItemId: string | null; conversationId: string | null } {
   const { group_id: groupId, batch_item_id: batchItemId } = run.metadata;
-  return { groupId: typeof groupId === 'string' ? groupId : null, batchItemId: typeof batchItemId === 'string' ? batchItemId : null };
+  return {
+    groupId: typeof groupId === 'string' ? groupId : null,
+    batchItemId: typeof batchItemId === 'string' ? batchItemId : null,
+    conversationId: run.conversationId ?? null,
+  };
 }

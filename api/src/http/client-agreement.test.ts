@@ -16,12 +16,12 @@ const KNOWN_DEVIATIONS: Array<{ match: RegExp; why: string }> = [
       "An endpoint type is the type of the provider serving the model: four provider types (cerebras, letta, lmstudio_openai, sglang) are not among the client's endpoint types, and an llm_config given by a caller keeps the endpoint type it names.",
   },
   {
-    match: /^(agents|runs|steps)\.messages\.(create|list): \$(\.messages)?\[\]\.content: the client reads a string, ours is an array$/,
+    match: /^((agents|runs|steps|conversations)\.messages\.(create|list)|messages\.(list|retrieve)): \$(\.messages)?\[\]\.content: the client reads a string, ours is an array$/,
     why: "A user message's content parts are answered as they were sent: text and images as the client types them, and any other part a caller sent (a send accepts parts of any type) as it came.",
   },
   {
-    match: /^agents\.messages\.compact: \$\.summary: may be null/,
-    why: 'Summarizing an agent that has nothing to compact yet and no earlier summary answers `summary: null`: there is no summary to return, and an empty string would read as one.',
+    match: /^(agents|conversations)\.messages\.compact: \$\.summary: may be null/,
+    why: 'Summarizing an agent (or a conversation) that has nothing to compact yet and no earlier summary answers `summary: null`: there is no summary to return, and an empty string would read as one.',
   },
   {
     match: /^agents\.exportFile: \$: the client reads a string, ours is an object$/,

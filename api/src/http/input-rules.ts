@@ -3,9 +3,10 @@ import { NotFoundError, UnprocessableError } from '../errors.js';
 import { canNameAResource, findUnstorableInput } from '../routes/shared/input-rules.js';
 import { OWNED_RESOURCE_PARAMS } from '../services/tenancy/tenant-guard.js';
 
+const anyShape = () => true;
 const knownIdShape = (param: string) => {
   const resource = OWNED_RESOURCE_PARAMS[param];
-  return resource?.otherShapesAllowed ? undefined : resource?.idShape;
+  return resource?.otherShapesAllowed ? anyShape : resource?.idShape;
 };
 const noKnownShape = () => undefined;
 

@@ -134,6 +134,7 @@ async function populateTenantA(): Promise<TenantA> {
   const abTest = await admin.client.post('/ab-tests', { name: `${TAG}-ab-test` });
   const abArm = await admin.client.post(`/ab-tests/${abTest.body.id}/templates`, { templateName: `${templateName}:1`, weight: 50 });
   for (const made of [abTest, abArm]) expect(made.status, JSON.stringify(made.body)).toBe(201);
+  const conversation = await v1(apiKey, 'POST', `/conversations/?agent_id=${agent.id}`, { summary: `${TAG} conversation` });
   const group = await v1(apiKey, 'POST', '/groups/', { agent_ids: [agent.id], description: `${TAG} group`, shared_block_ids: [standaloneBlock.id] });
   // A saved card, as a confirmed setup intent leaves it (this stack has no Stripe).
   const card = await PaymentCard.query(stack.db)
@@ -150,6 +151,7 @@ async function populateTenantA(): Promise<TenantA> {
     batch_id: batch.id,
     scheduled_message_id: scheduled.id,
     group_id: group.id,
+    conversation_id: conversation.id,
     step_id: step.id,
     traceId,
     message_id: agentRow!.messageIds[0]!,
@@ -270,6 +272,7 @@ describe('tenant isolation', () => {
     expect((await v1(apiKey, 'GET', `/providers/${params.provider_id}`)).name).toBe(`${TAG}-provider`);
     expect(await v1(apiKey, 'GET', `/groups/${params.group_id}`)).toMatchObject({ description: `${TAG} group`, agent_ids: [params.agent_id], shared_block_ids: [params.block_id] });
     expect((await v1(apiKey, 'GET', `/messages/batches/${params.batch_id}`)).id).toBe(params.batch_id);
+    expect((await v1(apiKey, 'GET', `/conversations/${params.conversation_id}`)).summary).toBe(`${TAG} conversation`);
     expect((await v1(apiKey, 'GET', `/agents/${params.agent_id}/schedule/${params.scheduled_message_id}`)).id).toBe(params.scheduled_message_id);
     expect((await admin.client.get(`/projects/${params.projectId}`)).status).toBe(200);
     expect((await admin.client.get(`/api-keys/${params.apiKeyId}`)).status).toBe(200);

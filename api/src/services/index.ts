@@ -25,6 +25,7 @@ import { createChatCompletionService } from './chat-completions/chat-completion-
 import { createScheduledMessageClient } from '@engram/temporal';
 import { createMessageService } from './messages/message-service.js';
 import { createMessageHistoryService } from './messages/message-history-service.js';
+import { createConversationService } from './conversations/conversation-service.js';
 import { createCompactContext } from '@engram/integrations/compaction';
 import { createStepService } from './steps/step-service.js';
 import type { NotificationHub } from './runs/notification-hub.js';
@@ -132,10 +133,9 @@ export function createServices(deps: ServiceDeps) {
     admitBilledRun: billingServices.quotas.admitRun,
     admitModelRequest: (organizationId, runId, llmConfig) => admin.modelRateLimits.admit(organizationId, runId, llmConfig),
   });
-  const messageHistory = createMessageHistoryService({
-    db: deps.db,
-    compactContext: createCompactContext({ db: deps.db, baseProviders: deps.baseProviders, secrets: deps.secrets }),
-  });
+  const compactContext = createCompactContext({ db: deps.db, baseProviders: deps.baseProviders, secrets: deps.secrets });
+  const messageHistory = createMessageHistoryService({ db: deps.db, compactContext });
+  const conversations = createConversationService({ db: deps.db, runs, messages, compactContext });
   const steps = createStepService({ db: deps.db, messages });
   const runLog = { follow: (options: FollowOptions) => followRunLog({ db: deps.db, notifications: deps.notifications }, options) };
   const providers = createProviderService({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders });
@@ -209,6 +209,7 @@ export function createServices(deps: ServiceDeps) {
     groupMessages,
     groupTurnLog,
     messageHistory,
+    conversations,
     steps,
     providers,
     models,

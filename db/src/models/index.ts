@@ -150,3 +150,4 @@ export {
   type ShareAccessLevel,
   type AgentFileAccessLevel,
 } from './sharing.js';
+export { Conversation } from './conversation.js';

@@ -53,5 +53,7 @@ export class Message extends TenantModel {
   /** On a group member's copy of what another member (or the user) said: the message it copies. */
   declare copiedFromMessageId: string | null;
   declare batchItemId: string | null;
+  /** The conversation the message was said in; null for the agent's default conversation. */
+  declare conversationId: string | null;
   declare isErr: boolean | null;
 }

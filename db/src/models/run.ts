@@ -15,6 +15,8 @@ export class Run extends TenantModel {
   declare id: string;
   declare projectId: string | null;
   declare agentId: string;
+  /** The conversation the run answers in; null for the agent's default conversation. */
+  declare conversationId: string | null;
   declare userId: string | null;
   declare status: RunStatus;
   declare stopReason: string | null;

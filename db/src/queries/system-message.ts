@@ -2,6 +2,7 @@ import { compileSystemPrompt, fileViewLimitsOf, type AgentType, type PromptDirec
 import type { Knex } from 'knex';
 import { Agent } from '../models/agent.js';
 import { Block } from '../models/block.js';
+import { Conversation } from '../models/conversation.js';
 import { Message } from '../models/message.js';
 import { ArchiveAgent } from '../models/archive.js';
 import { Passage } from '../models/passage.js';
@@ -9,10 +10,22 @@ import { FileAgent, Source } from '../models/source.js';
 import { Tool } from '../models/tool.js';
 
 /**
- * Rebuilds an agent's stored system message (message 0 of its context) from its current memory,
- * tools and rules. Called after memory edits, by the API and by the agent loop alike.
+ * Rebuilds an agent's stored system messages (message 0 of its context and of each of its conversations') from
+ * its current memory, tools and rules: a block edited in one conversation is in the next prompt of every other.
+ * Called after memory edits, by the API and by the agent loop alike. `dryRun` compiles without writing.
+ *
+ * Recompiles of one agent are serialized by a transaction-scoped advisory lock, taken before the memory is read:
+ * two conversations editing memory at once each compile after the other's edit committed, so neither writes a
+ * prompt that misses the other's edit. (Block values themselves are edited under the block's row lock.)
  */
-export async function recompileSystemMessage(db: Knex, organizationId: string, agentId: string, now: Date): Promise<string | undefined> {
+export async function recompileSystemMessage(
+  db: Knex,
+  organizationId: string,
+  agentId: string,
+  now: Date,
+  options: { dryRun?: boolean } = {},
+): Promise<string | undefined> {
+  if (!options.dryRun) await db.raw('select pg_advisory_xact_lock(hashtext(?))', [`recompile:${agentId}`]);
   const agent = await Agent.query(db).forOrg(organizationId).findById(agentId);
   const systemMessageId = agent?.messageIds[0];
   if (!agent || !systemMessageId) return undefined;
@@ -56,9 +69,13 @@ export async function recompileSystemMessage(db: Knex, organizationId: string, a
     directories,
     now,
   });
-  await Message.query(db).forOrg(organizationId).findById(systemMessageId).patch({
-    content: [{ type: 'text', text: compiled }],
-  });
+  if (options.dryRun) return compiled;
+  const conversations = await Conversation.query(db).forOrg(organizationId).where({ agentId }).whereNull('deletedAt').select('messageIds');
+  const systemMessageIds = [systemMessageId, ...conversations.flatMap((conversation) => conversation.messageIds.slice(0, 1))];
+  await Message.query(db)
+    .forOrg(organizationId)
+    .whereIn('id', systemMessageIds)
+    .patch({ content: [{ type: 'text', text: compiled }] });
   return compiled;
 }
 

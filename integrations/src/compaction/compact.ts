@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { plainText, toPromptMessages, type ModelSettings, type StoredMessage } from '@engram/core';
-import { Agent, loadMessagesInOrder, Message, recompileSystemMessage, type Database, type SecretBox } from '@engram/db';
+import { Agent, contextMessageIds, loadMessagesInOrder, Message, recompileSystemMessage, setContextMessageIds, type Database, type SecretBox } from '@engram/db';
 import { createModelClient, type BaseProviderConfig } from '../llm/index.js';
 import { providerFor } from '../llm/provider-for.js';
 
@@ -19,6 +19,8 @@ export const COMPACTION_TRIGGER = 0.9;
 export type CompactInput = {
   organizationId: string;
   agentId: string;
+  /** The conversation whose window is compacted; absent (or null) for the agent's default conversation. */
+  conversationId?: string | null;
   /** The prompt size the provider reported for the last step; it calibrates the character-based estimate. */
   observedPromptTokens?: number;
   /** Compact even when the context fits: at least the oldest turn is summarized. */
@@ -68,7 +70,8 @@ export function createCompactContext(deps: Deps, settings: CompactionSettings = 
   return async function compactContext(input: CompactInput): Promise<CompactResult> {
     const agent = await Agent.query(deps.db).forOrg(input.organizationId).findById(input.agentId);
     if (!agent) throw new Error(`agent ${input.agentId} does not exist`);
-    const context = await loadMessagesInOrder(deps.db, input.organizationId, agent.messageIds);
+    const owner = { organizationId: input.organizationId, agentId: input.agentId, conversationId: input.conversationId ?? null };
+    const context = await loadMessagesInOrder(deps.db, input.organizationId, await contextMessageIds(deps.db, owner));
     const [system, ...rest] = context;
     const before = context.length;
     const previousSummary = rest[0]?.role === 'summary' ? rest[0] : null;
@@ -108,24 +111,21 @@ export function createCompactContext(deps: Deps, settings: CompactionSettings = 
     const summary = (turn.text ?? '').slice(0, settings.clipChars);
 
     return deps.db.transaction(async (trx) => {
-      const locked = (await Agent.query(trx).forOrg(input.organizationId).findById(input.agentId).forUpdate()) as Agent;
+      const locked = await contextMessageIds(trx, owner, { lock: true });
       const evictedIds = evicted.map((message) => message.id);
-      const unchanged =
-        locked.messageIds[0] === system.id && evictedIds.every((id, index) => locked.messageIds[index + 1] === id);
+      const unchanged = locked[0] === system.id && evictedIds.every((id, index) => locked[index + 1] === id);
       if (!unchanged) return { compacted: false, summary: null, numMessagesBefore: before, numMessagesAfter: before };
       const summaryMessage = await Message.query(trx).insert({
         id: `message-${randomUUID()}`,
         organizationId: input.organizationId,
         agentId: input.agentId,
+        conversationId: owner.conversationId,
         role: 'summary',
         content: [{ type: 'text', text: `Summary of the earlier conversation (${evicted.length} messages):\n${summary}` }],
         createdAt: new Date(),
       } as unknown as Message);
-      const remaining = locked.messageIds.slice(1 + evictedIds.length);
-      await Agent.query(trx)
-        .forOrg(input.organizationId)
-        .findById(input.agentId)
-        .patch({ messageIds: [system.id, summaryMessage.id, ...remaining] });
+      const remaining = locked.slice(1 + evictedIds.length);
+      await setContextMessageIds(trx, owner, [system.id, summaryMessage.id, ...remaining]);
       await recompileSystemMessage(trx, input.organizationId, input.agentId, new Date());
       return { compacted: true, summary, numMessagesBefore: before, numMessagesAfter: remaining.length + 2 };
     });

@@ -5,17 +5,18 @@ import { enqueueRunSignal } from '@engram/workflows/agent-run/messages';
 import { agentQueueWorkflowId } from '@engram/workflows/agent-run/ids';
 import { AGENT_ID, ORGANIZATION_ID, RUN_TYPE } from '@engram/workflows/search-attributes';
 
-export type EnqueueRun = { runId: string; agentId: string; organizationId: string; maxSteps: number; runType: string };
+/** `conversationId`: the conversation the run answers in; absent (or null) for the agent's default conversation. */
+export type EnqueueRun = { runId: string; agentId: string; organizationId: string; maxSteps: number; runType: string; conversationId?: string | null };
 
 /** How the API starts and stops agent runs; routes and services never touch the Temporal SDK directly. */
 export function createAgentRunClient(deps: { client: Client; taskQueue: string }) {
   return {
-    /** Appends a run to its agent's queue, starting the queue workflow when the agent has none running. */
+    /** Appends a run to its conversation's queue, starting the queue workflow when the conversation has none running. */
     async enqueue(run: EnqueueRun): Promise<void> {
       await deps.client.workflow.signalWithStart<typeof agentQueueWorkflow, [EnqueueRunArgs]>('agentQueueWorkflow', {
-        workflowId: agentQueueWorkflowId(run.agentId),
+        workflowId: agentQueueWorkflowId(run.agentId, run.conversationId),
         taskQueue: deps.taskQueue,
-        args: [{ agentId: run.agentId, organizationId: run.organizationId }],
+        args: [{ agentId: run.agentId, organizationId: run.organizationId, ...(run.conversationId ? { conversationId: run.conversationId } : {}) }],
         signal: enqueueRunSignal,
         signalArgs: [{ runId: run.runId, maxSteps: run.maxSteps, runType: run.runType, traceContext: activeTraceContext() }],
         typedSearchAttributes: [

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { completionBody, completionChunks, composeAnswer, estimateTokens } from './completion.js';
 import { embeddingFor, encodeAsBase64Floats } from './embeddings.js';
-import { pause, writeEventStream } from './sse.js';
+import { awaitGate, pause, writeEventStream } from './sse.js';
 import type { ChatRequest, ScriptedModelServer, ScriptStep } from './types.js';
 
 const HOST = '127.0.0.1';
@@ -166,6 +166,7 @@ export async function startScriptedModelServer(
     if (step.type === 'hang') return;
 
     const signal = AbortSignal.any([shutdown.signal, disconnectSignal(response)]);
+    if (step.until && !(await awaitGate(step.until, signal))) return;
     if (step.delayMs && !(await pause(step.delayMs, signal))) return;
     const streamOptions = { chunkDelayMs: step.chunkDelayMs ?? 0, signal };
 

@@ -12,6 +12,20 @@ export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   }
 }
 
+/** Waits for `gate` to settle; resolves false instead when `signal` aborts first. */
+export async function awaitGate(gate: Promise<unknown>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  return new Promise<boolean>((resolve) => {
+    const onAbort = () => resolve(false);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const settle = () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(!signal.aborted);
+    };
+    gate.then(settle, settle);
+  });
+}
+
 /**
  * Writes each frame as an SSE `data:` event, then `data: [DONE]`, pausing `chunkDelayMs`
  * between events. Frames are raw strings so a test can script one that is not JSON.

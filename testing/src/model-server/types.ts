@@ -25,6 +25,8 @@ export type ScriptedReply =
 export type ScriptStep = ScriptedReply & {
   /** Wait before answering at all (headers included). */
   delayMs?: number;
+  /** Answer only once this settles: a test holds a model call open until something else has happened. */
+  until?: Promise<unknown>;
   /** Pause between streamed chunks; ignored for non-streaming requests. */
   chunkDelayMs?: number;
   /** A queued step with `match` is only served to requests it accepts; later steps may be served first. */

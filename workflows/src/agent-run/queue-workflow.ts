@@ -42,8 +42,9 @@ function describeEnd(error: unknown): string {
 }
 
 /**
- * The per-agent queue: runs of one agent execute one at a time, in the order their sends arrived.
- * Each run is a child workflow whose id is the run id.
+ * The per-conversation queue: runs of one conversation of an agent (its default one: the agent's own history)
+ * execute one at a time, in the order their sends arrived; each conversation has its own queue, so conversations
+ * of one agent run concurrently. Each run is a child workflow whose id is the run id.
  */
 export async function agentQueueWorkflow(input: QueueInput): Promise<void> {
   const queue: QueuedRun[] = [...(input.pending ?? [])];
@@ -62,7 +63,13 @@ export async function agentQueueWorkflow(input: QueueInput): Promise<void> {
       // Each run joins the trace of the request that queued it, not the one that started this queue.
       await withinCarriedTrace(run.traceContext, () => executeChild(agentRunWorkflow, {
         workflowId: run.runId,
-        args: [{ runId: run.runId, agentId: input.agentId, organizationId: input.organizationId, maxSteps: run.maxSteps }],
+        args: [{
+          runId: run.runId,
+          agentId: input.agentId,
+          organizationId: input.organizationId,
+          maxSteps: run.maxSteps,
+          ...(input.conversationId ? { conversationId: input.conversationId } : {}),
+        }],
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         typedSearchAttributes: [
           { key: ORGANIZATION_ID, value: input.organizationId },

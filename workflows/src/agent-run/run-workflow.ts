@@ -84,7 +84,7 @@ function failureOf(error: unknown): { stopReason: StopReason; failure: RunFailur
 export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunResult> {
   const runIds = runSpanAttributes({ organizationId: input.organizationId, agentId: input.agentId, runId: input.runId });
   const calledRuns = awaitQueuedRuns();
-  const runSpan = startWorkflowSpan(SPAN.invokeAgent, { ...runIds, [GEN_AI.operationName]: SPAN.invokeAgent, [GEN_AI.conversationId]: input.agentId });
+  const runSpan = startWorkflowSpan(SPAN.invokeAgent, { ...runIds, [GEN_AI.operationName]: SPAN.invokeAgent, [GEN_AI.conversationId]: input.conversationId ?? input.agentId });
   let openStep: WorkflowSpan | undefined;
   const begun = await runSpan.within(() => bookkeeping.beginRun({ runId: input.runId, organizationId: input.organizationId }));
   const usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
@@ -111,7 +111,7 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
               break;
             } catch (error) {
               if (!isContextOverflow(error) || compactions >= MAX_OVERFLOW_COMPACTIONS) throw error;
-              const compacted = await step.within(() => models.compactContext({ organizationId: input.organizationId, agentId: input.agentId }));
+              const compacted = await step.within(() => models.compactContext({ organizationId: input.organizationId, agentId: input.agentId, conversationId: input.conversationId }));
               if (!compacted.compacted) throw error;
             }
           }
@@ -163,6 +163,7 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
               models.compactContext({
                 organizationId: input.organizationId,
                 agentId: input.agentId,
+                conversationId: input.conversationId,
                 observedPromptTokens: turn.usage.prompt_tokens + turn.usage.completion_tokens,
               }),
             );

@@ -5,6 +5,8 @@ export type AgentRunInput = {
   agentId: string;
   organizationId: string;
   maxSteps: number;
+  /** The conversation the run answers in; absent for the agent's default conversation. */
+  conversationId?: string;
 };
 
 export type RunFailure = { errorType: string; message: string };
@@ -20,7 +22,8 @@ export type ApplyTurnResult =
   | { stop: false; ruleState: ToolRuleState }
   | { stop: true; stopReason: StopReason; ruleState: ToolRuleState };
 
-export type QueueInput = { agentId: string; organizationId: string; pending?: QueuedRun[] };
+/** `conversationId`: the queue of one conversation of the agent; absent for its default conversation. */
+export type QueueInput = { agentId: string; organizationId: string; conversationId?: string; pending?: QueuedRun[] };
 
 /**
  * `traceContext`: the W3C trace context of the request that queued the run (absent when tracing is off).

@@ -35,6 +35,8 @@ import { adminRoutes } from './admin.js';
 import { messageBatchRoutes } from './messages-batches.js';
 import { chatCompletionRoutes } from './chat-completions.js';
 import { groupRoutes } from './groups.js';
+import { conversationRoutes } from './conversations.js';
+import { topLevelMessageRoutes } from './messages.js';
 
 /** The `/v1` agent API: every route below is authenticated by API key and scoped to its organization. */
 export type V1Settings = { version: string; pingIntervalMs: number; pollIntervalMs: number; maxUploadBytes: number };
@@ -80,5 +82,7 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     await app.register(messageBatchRoutes(services));
     await app.register(chatCompletionRoutes(services, deps));
     await app.register(groupRoutes(services, deps));
+    await app.register(conversationRoutes(services, deps));
+    await app.register(topLevelMessageRoutes(services));
   };
 }

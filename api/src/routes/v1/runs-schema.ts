@@ -27,9 +27,10 @@ const runFields = {
   callback_error: z.string().nullable(),
   ttft_ns: z.number().nullable(),
   total_duration_ns: z.number().nullable(),
-  /** Templates and conversations are features of the hosted service: always null here. */
+  /** Templates are a feature of the hosted service: always null here. */
   base_template_id: z.null(),
-  conversation_id: z.null(),
+  /** Null for the agent's default conversation. */
+  conversation_id: z.string().nullable(),
 };
 
 /** The wire `Run` of the public API: one send, its outcome and timings. */

@@ -30,6 +30,7 @@ export const RunListQuery = z.object({
   background: booleanQuery.optional(),
   stop_reason: z.string().optional(),
   active: booleanQuery.optional(),
+  conversation_id: z.string().optional(),
   ...pageQuery(100),
 });
 
@@ -41,6 +42,7 @@ export const runFilterOf = (query: Partial<z.infer<typeof RunListQuery>>): RunFi
   active: query.active,
   background: query.background,
   stopReason: query.stop_reason,
+  conversationId: query.conversation_id,
 });
 
 const jobToWire = (job: Job) => (job.kind === 'run' ? runToJob(job.run) : batchToJob(job.batch));

@@ -84,4 +84,13 @@ export const ToolJsonSchemaResponse = z.looseObject({
 });
 
 /** `GenerateToolOutput`: the tool a model wrote (unsaved), sample arguments and the model's own words. */
+/** The client's `ToolSearchResult`: full-text rank only (tools are not embedded here). */
+export const ToolSearchResultResponse = z.object({
+  tool: ToolResponse,
+  combined_score: z.number(),
+  fts_rank: z.number().int().nullable(),
+  vector_rank: z.number().int().nullable(),
+  embedded_text: z.string().nullable(),
+});
+
 export const GeneratedToolResponse = z.object({ tool: ToolResponse, sample_args: JsonObject, response: z.string() });

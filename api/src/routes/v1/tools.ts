@@ -8,7 +8,7 @@ import { pageOf, pageQuery } from '../shared/paging.js';
 import { queryBoolean, queryList } from '../shared/query.js';
 import { CountResponse, NullResponse } from './shared/common-responses.js';
 import { errorResponses } from './shared/error-responses.js';
-import { GeneratedToolResponse, ToolJsonSchemaResponse, ToolResponse, ToolRunResponse } from './tools-schema.js';
+import { GeneratedToolResponse, ToolJsonSchemaResponse, ToolResponse, ToolRunResponse, ToolSearchResultResponse } from './tools-schema.js';
 
 const ToolParams = z.object({ tool_id: z.string() });
 
@@ -110,6 +110,31 @@ export function toolRoutes(services: AppServices): FastifyPluginAsyncZod {
         const { query } = request;
         const tools = await services.tools.list(requireContext(request), filterOf(query), pageOf(query, 'desc'));
         return tools.map(toolToWire);
+      },
+    );
+
+    app.post(
+      '/tools/search',
+      {
+        schema: {
+          tags: ['tools'],
+          summary: "Search the organization's tools by words of their names, descriptions and tags",
+          body: z
+            .object({
+              query: z.string().max(1000).nullish(),
+              search_mode: z.enum(['vector', 'fts', 'hybrid']).default('hybrid'),
+              tags: z.array(z.string()).nullish(),
+              tool_types: z.array(z.string()).nullish(),
+              limit: z.number().int().min(1).max(100).default(50),
+            })
+            .strict(),
+          response: { 200: z.array(ToolSearchResultResponse), ...errorResponses(422) },
+        },
+      },
+      async (request) => {
+        const body = request.body;
+        const found = await services.tools.search(requireContext(request), { query: body.query, tags: body.tags, toolTypes: body.tool_types, limit: body.limit });
+        return found.map(({ tool, score, rank }) => ({ tool: toolToWire(tool), combined_score: score, fts_rank: rank, vector_rank: null, embedded_text: null }));
       },
     );
 

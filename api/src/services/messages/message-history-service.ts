@@ -19,7 +19,7 @@ const ACTIVE_RUN_STATUSES = ['created', 'running'];
 
 /** Editing, resetting and previewing an agent's conversation: the writes to its history outside a run. */
 /** Summarizes the oldest part of an agent's context with its model (the same compaction the agent loop runs). */
-export type CompactContext = (input: { organizationId: string; agentId: string; force?: boolean }) => Promise<{
+export type CompactContext = (input: { organizationId: string; agentId: string; conversationId?: string | null; force?: boolean }) => Promise<{
   compacted: boolean;
   summary: string | null;
   numMessagesBefore: number;

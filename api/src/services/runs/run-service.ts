@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { Agent, Message, newId, Run, Step, type Database, type RunStatus } from '@engram/db';
+import { Agent, contextMessageIds, Conversation, Message, newId, Run, Step, type Database, type RunStatus } from '@engram/db';
 import type { QueryBuilder } from 'objection';
 import type { AgentRunClient } from '@engram/temporal';
 import { runInputContent, type AgentType, type LettaMessage, type RunInput, type RunInputMessage, type RunRequest } from '@engram/core';
@@ -12,6 +12,8 @@ export type SendOptions = {
   runType: 'send_message' | 'send_message_streaming' | 'send_message_async';
   background: boolean;
   callbackUrl: string | null;
+  /** The conversation the send is to (checked to be the agent's by the caller); absent for the agent's default one. */
+  conversationId?: string | null;
 };
 
 const ACTIVE: RunStatus[] = ['created', 'running'];
@@ -35,6 +37,8 @@ export type RunFilter = {
   duration?: { operator: 'gt' | 'lt' | 'eq'; nanoseconds: number } | undefined;
   createdFrom?: Date | undefined;
   createdUntil?: Date | undefined;
+  /** Only the runs of this conversation. */
+  conversationId?: string | undefined;
 };
 
 const SQL_OPERATOR = { eq: '=', gte: '>=', lte: '<=', gt: '>', lt: '<' } as const;
@@ -45,6 +49,7 @@ function filterRuns(query: QueryBuilder<Run, Run[]>, filter: RunFilter): QueryBu
   if (filter.statuses?.length) query.whereIn('runs.status', filter.statuses);
   if (filter.active) query.whereIn('runs.status', ACTIVE);
   if (filter.background !== undefined) query.where('runs.background', filter.background);
+  if (filter.conversationId !== undefined) query.where('runs.conversation_id', filter.conversationId);
   if (filter.stopReason !== undefined) query.where('runs.stop_reason', filter.stopReason);
   if (filter.projectId !== undefined) query.where('runs.project_id', filter.projectId);
   if (filter.createdFrom) query.where('runs.created_at', '>=', filter.createdFrom);
@@ -83,21 +88,23 @@ export function conversionOptionsOf(run: Run): ConversionOptions {
   };
 }
 
-/** Same otids → same run: a client retrying a send gets the run it already started. */
-function idempotencyKey(inputs: RunInput[]): string | null {
+/** Same otids (to the same conversation) → same run: a client retrying a send gets the run it already started. */
+function idempotencyKey(inputs: RunInput[], conversationId: string | null): string | null {
   const otids = inputs.map((input) => ('otid' in input ? input.otid : null));
   if (otids.length === 0 || otids.some((otid) => !otid)) return null;
-  return createHash('sha256').update(otids.join('\n')).digest('hex');
+  const scoped = conversationId ? [conversationId, ...otids] : otids;
+  return createHash('sha256').update(scoped.join('\n')).digest('hex');
 }
 
 /** The plain messages of a send, as rows stored with its run (approval answers are applied by the run itself). */
-function inputMessageRows(run: { id: string; organizationId: string; agentId: string }, inputs: RunInput[], now: Date) {
+function inputMessageRows(run: { id: string; organizationId: string; agentId: string; conversationId: string | null }, inputs: RunInput[], now: Date) {
   return inputs
     .filter((input): input is RunInputMessage => input.type === 'message')
     .map((input, index) => ({
       id: newId('message'),
       organizationId: run.organizationId,
       agentId: run.agentId,
+      conversationId: run.conversationId,
       runId: run.id,
       role: input.role,
       content: runInputContent(input),
@@ -130,8 +137,9 @@ export function createRunService(deps: RunServiceDeps) {
     return agent;
   }
 
-  async function pendingApprovalId(ctx: RequestContext, agent: Agent): Promise<string | null> {
-    const lastId = agent.messageIds.at(-1);
+  async function pendingApprovalId(ctx: RequestContext, agent: Agent, conversationId: string | null): Promise<string | null> {
+    const owner = { organizationId: ctx.organizationId, agentId: agent.id, conversationId };
+    const lastId = (conversationId ? await contextMessageIds(deps.db, owner) : agent.messageIds).at(-1);
     if (!lastId) return null;
     const last = await Message.query(deps.db).forOrg(ctx.organizationId).findById(lastId);
     return last?.role === 'approval' && last.toolCalls?.length ? last.id : null;
@@ -157,7 +165,8 @@ export function createRunService(deps: RunServiceDeps) {
     async createRun(ctx: RequestContext, agentId: string, request: RunRequest, options: SendOptions): Promise<{ run: Run; created: boolean }> {
       const agent = await requireAgent(ctx, agentId);
       const answersApproval = request.messages.some((input) => input.type === 'approval');
-      const pending = await pendingApprovalId(ctx, agent);
+      const conversationId = options.conversationId ?? null;
+      const pending = await pendingApprovalId(ctx, agent, conversationId);
       if (pending && !answersApproval) {
         throw new ConflictError({
           code: 'PENDING_APPROVAL',
@@ -167,7 +176,7 @@ export function createRunService(deps: RunServiceDeps) {
       }
       if (answersApproval && !pending) throw new BadRequestError('No tool call is currently awaiting approval');
 
-      const key = idempotencyKey(request.messages);
+      const key = idempotencyKey(request.messages, conversationId);
       if (key) {
         const existing = await Run.query(deps.db).forOrg(ctx.organizationId).findOne({ agentId, idempotencyKey: key });
         if (existing) return { run: existing, created: false };
@@ -177,7 +186,8 @@ export function createRunService(deps: RunServiceDeps) {
       const runId = newId('run');
       // Last of the checks: it counts the run's first model call.
       await deps.admitModelRequest?.(ctx.organizationId, runId, agent.llmConfig);
-      const inputs = inputMessageRows({ id: runId, organizationId: ctx.organizationId, agentId }, request.messages, new Date());
+      const now = new Date();
+      const inputs = inputMessageRows({ id: runId, organizationId: ctx.organizationId, agentId, conversationId }, request.messages, now);
       // The input is stored with the run, before any model call: whatever happens to the turn, what the user
       // typed stays in the agent's history. It enters the agent's context with the run's first step.
       const inserted = await deps.db.transaction(async (trx) => {
@@ -187,6 +197,7 @@ export function createRunService(deps: RunServiceDeps) {
             organizationId: ctx.organizationId,
             projectId: agent.projectId,
             agentId,
+            conversationId,
             userId: ctx.userId,
             status: 'created',
             background: options.background,
@@ -207,6 +218,9 @@ export function createRunService(deps: RunServiceDeps) {
           .ignore()
           .returning('*');
         if (rows.length > 0 && inputs.length > 0) await Message.query(trx).insert(inputs as unknown as Message[]);
+        if (rows.length > 0 && conversationId) {
+          await Conversation.query(trx).forOrg(ctx.organizationId).findById(conversationId).patch({ lastMessageAt: now });
+        }
         return rows;
       });
       const run = inserted[0];
@@ -222,6 +236,7 @@ export function createRunService(deps: RunServiceDeps) {
           organizationId: ctx.organizationId,
           maxSteps: request.maxSteps,
           runType: options.runType,
+          conversationId,
         });
       } catch (error) {
         await Run.query(deps.db)
@@ -279,11 +294,23 @@ export function createRunService(deps: RunServiceDeps) {
       return { run, stepCount, toolsUsed: tools.map((message) => message.name as string) };
     },
 
-    /** Cancels the agent's active runs (or the given ones); 409 when there is nothing to cancel. */
-    async cancelAgentRuns(ctx: RequestContext, agentId: string, runIds?: string[]): Promise<Record<string, 'cancelled'>> {
+    /**
+     * Cancels the agent's active runs (or the given ones; or those of one of its conversations, `null` naming its
+     * default one); 409 when there is nothing to cancel.
+     */
+    async cancelAgentRuns(
+      ctx: RequestContext,
+      agentId: string,
+      runIds?: string[],
+      scope: { conversationId?: string | null } = {},
+    ): Promise<Record<string, 'cancelled'>> {
       await requireAgent(ctx, agentId);
       const query = Run.query(deps.db).forOrg(ctx.organizationId).where({ agentId }).whereIn('status', ACTIVE);
       if (runIds?.length) query.whereIn('id', runIds);
+      if (scope.conversationId !== undefined) {
+        if (scope.conversationId === null) query.whereNull('conversation_id');
+        else query.where('conversation_id', scope.conversationId);
+      }
       const runs = await query;
       if (runs.length === 0) throw new ConflictError('No active runs to cancel');
       const result: Record<string, 'cancelled'> = {};

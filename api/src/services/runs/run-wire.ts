@@ -25,7 +25,7 @@ export function runToWire(run: Run): RunWire {
     ttft_ns: num(run.ttftNs),
     total_duration_ns: num(run.totalDurationNs),
     base_template_id: null,
-    conversation_id: null,
+    conversation_id: run.conversationId ?? null,
   };
 }
 

@@ -42,6 +42,8 @@ export const OWNED_RESOURCE_PARAMS: Record<string, OwnedResource> = {
   group_id: { table: 'groups', label: 'Group', idShape: prefixed('group') },
   step_id: { table: 'steps', label: 'Step', idShape: prefixed('step') },
   message_id: { table: 'messages', label: 'Message', idShape: prefixed('message') },
+  // `default` (with `agent_id`) or an agent's id name an agent's default conversation, which its handler resolves.
+  conversation_id: { table: 'conversations', label: 'Conversation', idShape: prefixed('conversation'), otherShapesAllowed: true },
   block_id: { table: 'blocks', label: 'Block', idShape: prefixed('block') },
   tool_id: { table: 'tools', label: 'Tool', idShape: prefixed('tool') },
   provider_id: { table: 'providers', label: 'Provider', idShape: prefixed('provider') },

@@ -85,6 +85,8 @@ function checkToolTypes(types: string[] | undefined): void {
   if (invalid.length > 0) throw new BadRequestError(`Invalid tool_type: ${invalid.join(', ')}. Valid types: ${TOOL_TYPES.join(', ')}`);
 }
 
+export type ToolSearch = { query?: string | null | undefined; tags?: string[] | null | undefined; toolTypes?: string[] | null | undefined; limit: number };
+
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 
 /** The columns a write sets; fields left out (undefined) keep their value. */
@@ -215,6 +217,31 @@ export function createToolService(deps: ToolServiceDeps) {
     async list(ctx: RequestContext, filter: ToolFilter, page: PageRequest): Promise<Tool[]> {
       await ensureBaseTools(db, ctx.organizationId);
       return keysetPage(filtered(ctx, filter), page, { table: 'tools' });
+    },
+
+    /**
+     * Full-text search over the tools' names, descriptions and tags: a tool matches any word of the query, ranked
+     * by how well (tools are not embedded here, so every search mode ranks this way). Without a query, the filters
+     * alone pick the tools, in name order.
+     */
+    async search(ctx: RequestContext, input: ToolSearch): Promise<Array<{ tool: Tool; score: number; rank: number | null }>> {
+      await ensureBaseTools(db, ctx.organizationId);
+      const query = Tool.query(db).forOrg(ctx.organizationId);
+      if (input.tags?.length) query.whereRaw('tools.tags && ?::text[]', [input.tags]);
+      if (input.toolTypes?.length) query.whereIn('tools.tool_type', input.toolTypes);
+      const words = input.query?.trim();
+      if (!words) {
+        const tools = await query.orderBy('tools.name').limit(input.limit);
+        return tools.map((tool) => ({ tool, score: 0, rank: null }));
+      }
+      const document = `to_tsvector('simple', regexp_replace(tools.name, '_', ' ', 'g') || ' ' || coalesce(tools.description, '') || ' ' || array_to_string(tools.tags, ' '))`;
+      const anyWord = `replace(plainto_tsquery('simple', ?)::text, '&', '|')::tsquery`;
+      const rows = (await query
+        .whereRaw(`${document} @@ ${anyWord}`, [words])
+        .select('tools.*', Tool.raw(`ts_rank(${document}, ${anyWord}) as search_score`, [words]))
+        .orderByRaw('search_score desc, tools.name')
+        .limit(input.limit)) as Array<Tool & { searchScore: number }>;
+      return rows.map((tool, index) => ({ tool, score: Number(tool.searchScore), rank: index + 1 }));
     },
 
     async count(ctx: RequestContext, filter: ToolFilter): Promise<number> {

@@ -358,6 +358,24 @@ export type CompactionResponse = {
   num_messages_after: number;
 };
 
+export type Conversation = {
+  id: string;
+  agent_id: string;
+  archived: boolean;
+  archived_at: string | null;
+  context_window_limit: number | null;
+  created_at: string;
+  created_by_id: string | null;
+  description: string | null;
+  in_context_message_ids: string[] | null;
+  last_message_at: string | null;
+  last_updated_by_id: string | null;
+  model: string | null;
+  model_settings: Record<string, unknown> | null;
+  summary: string | null;
+  updated_at: string;
+};
+
 export type CreditPurchase = {
   totalCredits: number;
   payment: BillingHistoryEntry;
@@ -753,7 +771,7 @@ export type Job = {
   ttft_ns: number | null;
   total_duration_ns: number | null;
   base_template_id: null;
-  conversation_id: null;
+  conversation_id: string | null;
   job_type: "job" | "run" | "batch";
   user_id: string | null;
   updated_at: string;
@@ -1040,7 +1058,7 @@ export type Run = {
   ttft_ns: number | null;
   total_duration_ns: number | null;
   base_template_id: null;
-  conversation_id: null;
+  conversation_id: string | null;
 };
 
 export type RunMetrics = {

@@ -67,6 +67,25 @@ export function messageHistoryRoutes(services: AppServices): FastifyPluginAsyncZ
     );
 
     app.post(
+      '/agents/:agent_id/recompile',
+      {
+        schema: {
+          tags: ['agents'],
+          summary: "Recompile the agent's system prompt from its memory now (every conversation's); answers the prompt",
+          params: AgentParams,
+          querystring: z.object({ dry_run: z.enum(['true', 'false']).default('false'), update_timestamp: z.enum(['true', 'false']).optional() }),
+          response: { 200: z.string(), ...errorResponses(404, 422) },
+        },
+      },
+      async (request) =>
+        services.conversations.recompile(
+          requireContext(request),
+          { conversationId: 'default', agentId: request.params.agent_id, agentIdLoc: ['path', 'agent_id'] },
+          { dryRun: request.query.dry_run === 'true' },
+        ),
+    );
+
+    app.post(
       '/agents/:agent_id/summarize',
       {
         schema: {

@@ -74,7 +74,7 @@ const ClientTool = z.object({
   parameters: z.record(z.string(), z.unknown()).nullish(),
 });
 
-const SendFields = {
+export const SendFields = {
   messages: z.array(z.union([MessageCreate, ApprovalCreate, ToolReturnCreate])).nullish(),
   input: z.union([z.string(), z.array(SentContentPart)]).nullish(),
   max_steps: z.number().int().min(1).max(500).optional(),
@@ -93,7 +93,7 @@ const SendFields = {
   return_token_ids: z.boolean().optional(),
 };
 
-const StreamFields = {
+export const StreamFields = {
   stream_tokens: z.boolean().optional(),
   include_pings: z.boolean().optional(),
   background: z.boolean().optional(),
@@ -103,7 +103,7 @@ export const SendMessageBody = z.object({ ...SendFields, ...StreamFields, stream
 export const StreamMessageBody = z.object({ ...SendFields, ...StreamFields, streaming: z.boolean().optional() }).strict();
 export const AsyncMessageBody = z.object({ ...SendFields, callback_url: z.string().url().nullish() }).strict();
 
-type SendBody = z.infer<typeof SendMessageBody> & { callback_url?: string | null };
+export type SendBody = z.infer<typeof SendMessageBody> & { callback_url?: string | null };
 
 function toRunInputs(body: SendBody): RunInput[] {
   if (body.input !== undefined && body.input !== null) {
@@ -173,33 +173,45 @@ export function toRunRequest(body: SendBody): RunRequest {
   };
 }
 
-type StreamSettings = { pingIntervalMs: number; pollIntervalMs: number };
+export type StreamSettings = { pingIntervalMs: number; pollIntervalMs: number };
 
 /** A sync send answers `LettaResponse`; with `streaming: true` the run streams as Server-Sent Events instead. */
-const SendResponse = {
+export const SendResponse = {
   description: 'The run\'s messages, stop reason and usage; an event stream with `streaming: true`',
   content: { 'application/json': { schema: LettaResponse }, 'text/event-stream': { schema: z.string() } },
 };
 
-export function messageRoutes(services: AppServices, settings: StreamSettings): FastifyPluginAsyncZod {
+/** Refuses the stream-only fields on a send that answers as JSON. */
+export function assertStreamFieldsNeedStreaming(body: SendBody): void {
+  for (const key of ['stream_tokens', 'include_pings', 'background'] as const) {
+    if (body[key] !== undefined) throw new UnprocessableError(['body', key], `\`${key}\` requires \`streaming: true\``);
+  }
+}
+
+/**
+ * Starting a run for a send and answering it: as Server-Sent Events, or as one `LettaResponse` once it ends.
+ * `conversationId` sends to one of the agent's conversations (absent: its default one).
+ */
+export function createSender(services: AppServices, settings: StreamSettings) {
   const follow = (organizationId: string, runId: string, after: number, signal: AbortSignal, includeDeltas: boolean) =>
     services.runLog.follow({ organizationId, runId, after, signal, pollIntervalMs: settings.pollIntervalMs, batchSize: 500, includeDeltas });
 
-  async function startRun(request: FastifyRequest, reply: FastifyReply, agentId: string, body: SendBody, streaming: boolean) {
+  async function startRun(request: FastifyRequest, reply: FastifyReply, agentId: string, body: SendBody, streaming: boolean, conversationId?: string | null) {
     const ctx = requireContext(request);
     const runRequest = toRunRequest(body);
     const options: SendOptions = {
       runType: streaming ? 'send_message_streaming' : 'send_message',
       background: body.background ?? false,
       callbackUrl: null,
+      conversationId: conversationId ?? null,
     };
     const { run } = await services.runs.createRun(ctx, agentId, runRequest, options);
     reply.header('x-run-id', run.id);
     return { ctx, run, runRequest };
   }
 
-  async function streamRun(request: FastifyRequest, reply: FastifyReply, agentId: string, body: SendBody): Promise<FastifyReply> {
-    const { ctx, run, runRequest } = await startRun(request, reply, agentId, body, true);
+  async function streamRun(request: FastifyRequest, reply: FastifyReply, agentId: string, body: SendBody, conversationId?: string | null): Promise<FastifyReply> {
+    const { ctx, run, runRequest } = await startRun(request, reply, agentId, body, true, conversationId);
     const channel = openSse(request, reply, { 'x-run-id': run.id });
     await streamRunOutput(channel, follow(ctx.organizationId, run.id, 0, channel.signal, runRequest.streamTokens), {
       runId: run.id,
@@ -211,8 +223,8 @@ export function messageRoutes(services: AppServices, settings: StreamSettings): 
     return reply;
   }
 
-  async function answerRun(request: FastifyRequest, reply: FastifyReply, agentId: string, body: SendBody): Promise<LettaResponseWire> {
-    const { ctx, run, runRequest } = await startRun(request, reply, agentId, body, false);
+  async function answerRun(request: FastifyRequest, reply: FastifyReply, agentId: string, body: SendBody, conversationId?: string | null): Promise<LettaResponseWire> {
+    const { ctx, run, runRequest } = await startRun(request, reply, agentId, body, false, conversationId);
     const aborter = new AbortController();
     request.raw.once('close', () => {
       if (!reply.sent) aborter.abort();
@@ -223,6 +235,12 @@ export function messageRoutes(services: AppServices, settings: StreamSettings): 
     }
     return { messages: response.messages, stop_reason: response.stop_reason, usage: response.usage };
   }
+
+  return { streamRun, answerRun };
+}
+
+export function messageRoutes(services: AppServices, settings: StreamSettings): FastifyPluginAsyncZod {
+  const { streamRun, answerRun } = createSender(services, settings);
 
   return async (app) => {
     app.post(
@@ -238,11 +256,7 @@ export function messageRoutes(services: AppServices, settings: StreamSettings): 
       },
       async (request, reply) => {
         const body = request.body;
-        if (!body.streaming) {
-          for (const key of ['stream_tokens', 'include_pings', 'background'] as const) {
-            if (body[key] !== undefined) throw new UnprocessableError(['body', key], `\`${key}\` requires \`streaming: true\``);
-          }
-        }
+        if (!body.streaming) assertStreamFieldsNeedStreaming(body);
         return body.streaming ? streamRun(request, reply, request.params.agent_id, body) : answerRun(request, reply, request.params.agent_id, body);
       },
     );
