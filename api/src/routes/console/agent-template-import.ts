@@ -1,12 +1,10 @@
-import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { acceptAgentFileUploads } from '../shared/agent-file-upload.js';
 import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { AgentTemplateSchema, templateToWire } from './agent-templates-schema.js';
 
-/** An agent file is read into memory whole. */
-const MAX_AGENT_FILE_BYTES = 32 * 1024 * 1024;
 
 /** A form cannot carry null: an empty field means unset. */
 const formText = z.preprocess((value) => (value === '' ? undefined : value), z.string().optional());
@@ -21,14 +19,7 @@ const ImportBody = z.object({
 /** `POST /agent-template/import`: a template (saved as version 1) from an uploaded agent file. */
 export function agentTemplateImportRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {
-    // Registered here only, so no other console route accepts multipart bodies by accident.
-    await app.register(multipart, {
-      attachFieldsToBody: 'keyValues',
-      limits: { fileSize: MAX_AGENT_FILE_BYTES, files: 1 },
-      async onFile(part: MultipartFile & { value?: unknown }) {
-        part.value = await part.toBuffer();
-      },
-    });
+    await acceptAgentFileUploads(app);
 
     app.post(
       '/agent-template/import',

@@ -1,6 +1,6 @@
-import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { acceptAgentFileUploads } from '../../shared/agent-file-upload.js';
 import { requireContext } from '../../../http/auth.js';
 import type { AppServices } from '../../../services/index.js';
 import { EnvironmentVariableName, EnvironmentVariableValue } from '../../../services/sandbox/sandbox-settings.js';
@@ -12,8 +12,6 @@ import { AgentFileResponse, ImportedAgentsResponse } from './agent-file-schema.j
 /** Agent files are for people to read too, so the export is indented (its own serializer, past the response schema's). */
 const indentedJson = (document: unknown) => JSON.stringify(document, null, 2);
 
-/** Agent files with long histories are large, but an upload is read into memory whole. */
-const MAX_AGENT_FILE_BYTES = 32 * 1024 * 1024;
 
 const ExportQuery = z.object({
   conversation_id: z.string().optional(),
@@ -69,15 +67,7 @@ const ImportHeaders = z.object({ 'x-override-embedding-model': z.string().option
 
 export function agentFileRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {
-    // Registered here only, so no other route accepts multipart bodies by accident.
-    await app.register(multipart, {
-      attachFieldsToBody: 'keyValues',
-      limits: { fileSize: MAX_AGENT_FILE_BYTES, files: 1 },
-      // Every uploaded file reaches the schema as a Buffer, whatever content type the client gave it.
-      async onFile(part: MultipartFile & { value?: unknown }) {
-        part.value = await part.toBuffer();
-      },
-    });
+    await acceptAgentFileUploads(app);
 
     app.get(
       '/agents/:agent_id/export',
