@@ -1,8 +1,9 @@
-import { Context, ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import { billingPeriod } from '@engram/core';
 import { BillingAccount, OrganizationMember, Payment, User, type Database } from '@engram/db';
 import type { Notifier } from '@engram/integrations/notifications';
 import { PaymentError, purchaseCredits, type PaymentGateway } from '@engram/integrations/payments';
+import { whileHeartbeating } from '../heartbeat.js';
 
 export type AutoTopUpDeps = { db: Database; payments: PaymentGateway; notifier: Notifier };
 
@@ -19,16 +20,6 @@ export type AutoTopUpOutcome =
 
 const HEARTBEAT_EVERY_MS = 1000;
 
-/** Runs `work` while telling Temporal this worker is alive, so a worker that dies mid-charge is noticed in seconds. */
-async function whileHeartbeating<T>(work: () => Promise<T>): Promise<T> {
-  const activity = Context.current();
-  const heartbeat = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
-  try {
-    return await work();
-  } finally {
-    clearInterval(heartbeat);
-  }
-}
 
 /** Credits bought by auto top-up in the calendar month (UTC) of `at`, as `maxMonthlySpend` counts them. */
 async function toppedUpThisMonth(db: Database, organizationId: string, at: Date): Promise<number> {
@@ -71,7 +62,7 @@ export function createAutoTopUpActivities(deps: AutoTopUpDeps) {
       }
       const credits = started?.credits ?? (account?.autoTopUpRefillAmount as number);
       try {
-        const purchase = await whileHeartbeating(() =>
+        const purchase = await whileHeartbeating(HEARTBEAT_EVERY_MS, () =>
           purchaseCredits(
             { db, gateway: deps.payments },
             {

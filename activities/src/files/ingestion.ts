@@ -18,6 +18,7 @@ import {
   type ChunkingOptions,
 } from '@engram/integrations/files';
 import { classifyProviderError, ModelCallError, type BaseProviderConfig } from '@engram/integrations/llm';
+import { whileHeartbeating } from '../heartbeat.js';
 
 export type FileIngestionDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox };
 
@@ -38,16 +39,6 @@ export const CHUNKS_PER_BATCH = 128;
 const HEARTBEAT_EVERY_MS = 2000;
 const FOREIGN_KEY_VIOLATION = '23503';
 
-/** Runs `work` while telling Temporal this worker is alive, so a dead worker is noticed in seconds. */
-async function whileHeartbeating<T>(work: () => Promise<T>): Promise<T> {
-  const activity = Context.current();
-  const heartbeat = setInterval(() => activity.heartbeat(), HEARTBEAT_EVERY_MS);
-  try {
-    return await work();
-  } finally {
-    clearInterval(heartbeat);
-  }
-}
 
 const isForeignKeyViolation = (error: unknown) => (error as { code?: string } | null)?.code === FOREIGN_KEY_VIOLATION;
 
@@ -87,7 +78,7 @@ export function createFileIngestionActivities(deps: FileIngestionDeps) {
      * every agent its folder is attached to. An unreadable file fails without retries.
      */
     async parseUploadedFile(ref: FileRef): Promise<{ outcome: 'parsed'; characters: number } | FileDeleted> {
-      return whileHeartbeating(async () => {
+      return whileHeartbeating(HEARTBEAT_EVERY_MS, async () => {
         const file = await loadFile(ref);
         const upload = file && (await FileUpload.query(db).forOrg(ref.organizationId).findById(ref.fileId));
         if (!file || !upload) return { outcome: 'file_deleted' as const };
@@ -119,7 +110,7 @@ export function createFileIngestionActivities(deps: FileIngestionDeps) {
      * batch starts is returned: the chunks themselves are recomputed by the batch that embeds them.
      */
     async chunkParsedFile(ref: FileRef): Promise<{ outcome: 'chunked'; totalChunks: number; batches: ChunkBatch[] } | FileDeleted> {
-      return whileHeartbeating(async () => {
+      return whileHeartbeating(HEARTBEAT_EVERY_MS, async () => {
         const loaded = await loadForChunking(ref);
         if (!loaded) return { outcome: 'file_deleted' as const };
         const { totalChunks, batches } = planChunkBatches(loaded.file.content ?? '', loaded.options, CHUNKS_PER_BATCH);
@@ -137,7 +128,7 @@ export function createFileIngestionActivities(deps: FileIngestionDeps) {
      * index (a retry writes nothing twice), then records how many chunks of the file are embedded.
      */
     async embedFileChunks(input: FileRef & ChunkBatch): Promise<{ outcome: 'embedded'; chunksEmbedded: number } | FileDeleted> {
-      return whileHeartbeating(async () => {
+      return whileHeartbeating(HEARTBEAT_EVERY_MS, async () => {
         const loaded = await loadForChunking(input);
         if (!loaded) return { outcome: 'file_deleted' as const };
         const { file, source, options } = loaded;
