@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { Transform, type TransformCallback } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PayloadTooLargeError } from '../errors.js';
@@ -34,6 +35,26 @@ function byteCounter(limit: number): Transform {
       received += chunk.length;
       if (received > limit) callback(tooLarge(limit));
       else callback(null, chunk);
+    },
+  });
+}
+
+/** How long a connection cut off mid-body keeps reading (and dropping) what the client still sends. */
+const LINGER_AFTER_CUTOFF_MS = 2_000;
+
+/**
+ * Closing a socket while the client's bytes sit unread in it sends a reset, and a reset can throw away
+ * the 413 before the client has read it (the client sees EPIPE instead). So the connection is half-closed
+ * after the answer and drains what still arrives until the client closes too, or the linger runs out.
+ * Node's http server ends a `Connection: close` exchange through the socket's destroySoon, hence the override.
+ */
+function lingerBeforeClosing(socket: Socket): void {
+  Object.assign(socket, {
+    destroySoon(this: Socket) {
+      this.end();
+      const deadline = setTimeout(() => this.destroy(), LINGER_AFTER_CUTOFF_MS);
+      this.once('close', () => clearTimeout(deadline));
+      this.resume();
     },
   });
 }
@@ -77,7 +98,10 @@ export function registerBodyLimits(app: FastifyInstance, limits: BodyLimits): vo
     const limit = request.routeOptions.bodyLimit;
     if (declaredLength(request) !== undefined) return payload;
     const counted = payload.pipe(byteCounter(limit));
-    counted.once('error', () => payload.unpipe(counted));
+    counted.once('error', () => {
+      payload.unpipe(counted);
+      lingerBeforeClosing(request.raw.socket);
+    });
     return counted;
   });
 }

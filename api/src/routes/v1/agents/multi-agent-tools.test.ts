@@ -122,7 +122,10 @@ describe('multi-agent tools', () => {
   }, 120_000);
 
   it('send_message_to_agents_matching_tags fans out to the matching agents but the sender, and returns every reply', async () => {
-    const [fay, gus, hal] = await Promise.all([agentNamed('Fay', ['crew', 'ops']), agentNamed('Gus', ['crew', 'dev']), agentNamed('Hal', ['crew', 'ops'])]);
+    // Made one after another: the replies come back in the order the agents were created.
+    const fay = await agentNamed('Fay', ['crew', 'ops']);
+    const gus = await agentNamed('Gus', ['crew', 'dev']);
+    const hal = await agentNamed('Hal', ['crew', 'ops']);
     await agentNamed('Ivy', ['guest']);
     scripts({
       Fay: [
