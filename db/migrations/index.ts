@@ -31,6 +31,7 @@ import * as datasets from './20261129200000_datasets.js';
 import * as abTests from './20261129210000_ab_tests.js';
 import * as sharing from './20261129300000_sharing.js';
 import * as conversations from './20261129500000_conversations.js';
+import * as metricRollups from './20261130100000_metric_rollups.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -68,4 +69,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261129210000_ab_tests', abTests],
   ['20261129300000_sharing', sharing],
   ['20261129500000_conversations', conversations],
+  ['20261130100000_metric_rollups', metricRollups],
 ];

@@ -46,3 +46,15 @@ export async function inviteMember(stack: TestStack, admin: ConsoleUser, role: R
   const user = await User.query(stack.db).findOne({ email });
   return { client, email, password, userId: user!.id, organizationId: admin.organizationId };
 }
+
+/** The nearest-rank percentile of raw values: the smallest with at least `fraction` of them at or below it. */
+export function nearestRank(values: number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(1, Math.ceil(fraction * sorted.length)) - 1] as number;
+}
+
+/** A latency percentile read from the metric rollups' histograms names its run within 2.2% (of milliseconds + 1). */
+export function expectLatencyNear(actual: number | null, exact: number): void {
+  expect(actual).not.toBeNull();
+  expect(Math.abs((actual as number) - exact)).toBeLessThanOrEqual(0.022 * (exact + 1));
+}

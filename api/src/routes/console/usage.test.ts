@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Letta from '@letta-ai/letta-client';
 import { CreditTransaction, EmbeddingModel, InferenceModel, newId, Step } from '@engram/db';
 import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
-import { signUp, type ConsoleUser } from './console-test-support.js';
+import { expectLatencyNear, nearestRank, signUp, type ConsoleUser } from './console-test-support.js';
 
 let stack: TestStack;
 let model: ScriptedModelServer;
@@ -19,14 +19,6 @@ const DAY = 86_400;
 const MONTH = Date.UTC(2026, 7, 1) / 1000;
 /** 30 runs 19 hours apart, their first token after 100..3000 ms. */
 const seededTtft = Array.from({ length: 30 }, (_, index) => ({ at: new Date((MONTH + index * 19 * 3600) * 1000), ttftMs: ((index * 7) % 30) * 100 + 100 }));
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const rank = p * (sorted.length - 1);
-  const low = Math.floor(rank);
-  const high = Math.ceil(rank);
-  return (sorted[low] as number) + ((sorted[high] as number) - (sorted[low] as number)) * (rank - low);
-}
 
 function localDay(at: Date, timezone: string): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
@@ -145,7 +137,7 @@ describe('time to first token', () => {
   const range = `range=custom&startTimeUnix=${MONTH}&endTimeUnix=${MONTH + 30 * DAY}`;
 
   for (const timezone of ['UTC', 'Asia/Kolkata']) {
-    it(`gives its percentiles per day in ${timezone}, equal to the runs’ own`, async () => {
+    it(`gives its percentiles per day in ${timezone}, each within 2.2% of the run it names`, async () => {
       const days = new Map<string, number[]>();
       for (const seeded of seededTtft) days.set(localDay(seeded.at, timezone), [...(days.get(localDay(seeded.at, timezone)) ?? []), seeded.ttftMs]);
       const { series } = await get(`/observability/metrics/time-to-first-token?${range}&timezone=${timezone}`);
@@ -153,8 +145,8 @@ describe('time to first token', () => {
       expect(series.map((row: { period: string }) => row.period)).toEqual(expected.map(([day]) => day));
       for (const [index, [, values]] of expected.entries()) {
         expect(series[index].runs).toBe(values.length);
-        expect(series[index].p50).toBeCloseTo(percentile(values, 0.5), 6);
-        expect(series[index].p99).toBeCloseTo(percentile(values, 0.99), 6);
+        expectLatencyNear(series[index].p50, nearestRank(values, 0.5));
+        expectLatencyNear(series[index].p99, nearestRank(values, 0.99));
       }
     });
   }

@@ -1,0 +1,165 @@
+import type { Knex } from 'knex';
+
+/**
+ * Rollups the observability metrics read instead of one row per run: per organization, project, template family
+ * and quarter hour. A quarter hour is the finest grain any timezone's hour or day boundary needs (every UTC offset
+ * in use is a multiple of 15 minutes), so an hourly or daily series in any timezone is a sum of whole buckets.
+ *
+ * Triggers keep them: a trace summary (`traces`, rewritten by the span exporter as batches arrive) moves its old
+ * contribution out and its new one in, and a run's time to first token (`runs.ttft_ns`, set once) adds itself.
+ * Being triggers, every writer keeps them exact in its own transaction. Deleting a trace or a run (trace retention,
+ * a deleted agent) leaves the rollups as they are: the metrics of a month outlive the spans it kept.
+ *
+ * Latencies are kept as histograms: bin `floor(16·log2(ms + 1))` counts a run, so a bin spans 4.4% of its value and
+ * a percentile read from the bins is within 2.2% of the run it names.
+ */
+export async function up(knex: Knex): Promise<void> {
+  await knex.raw(`
+    create function engram_latency_bin(milliseconds double precision) returns integer
+      language sql immutable parallel safe
+      return floor(16 * log(2.0::numeric, (greatest(milliseconds, 0) + 1)::numeric))::integer
+  `);
+  await knex.raw(`
+    create function engram_metric_bucket(at timestamptz) returns timestamptz
+      language sql immutable parallel safe
+      return date_bin('15 minutes', at, timestamptz '2000-01-01 00:00:00+00')
+  `);
+
+  await knex.schema.createTable('run_metric_buckets', (t) => {
+    t.text('organization_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    /** '' when the run named no project or template family, so the key stays a plain primary key. */
+    t.text('project_id').notNullable();
+    t.text('template_family').notNullable();
+    t.timestamp('bucket_start', { useTz: true }).notNullable();
+    t.integer('runs').notNullable().defaultTo(0);
+    t.integer('api_error_runs').notNullable().defaultTo(0);
+    t.integer('tool_error_runs').notNullable().defaultTo(0);
+    t.bigInteger('steps').notNullable().defaultTo(0);
+    /** `{ "<bin>": runs }` of run durations. */
+    t.jsonb('duration_bins').notNullable().defaultTo('{}');
+    t.integer('ttft_runs').notNullable().defaultTo(0);
+    /** `{ "<bin>": runs }` of times to first token, by the run's creation. */
+    t.jsonb('ttft_bins').notNullable().defaultTo('{}');
+    t.primary(['organization_id', 'bucket_start', 'project_id', 'template_family']);
+  });
+  await knex.schema.createTable('agent_activity_buckets', (t) => {
+    t.text('organization_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    t.text('project_id').notNullable();
+    t.text('template_family').notNullable();
+    t.timestamp('bucket_start', { useTz: true }).notNullable();
+    t.text('agent_id').notNullable();
+    t.integer('runs').notNullable().defaultTo(0);
+    t.primary(['organization_id', 'bucket_start', 'project_id', 'template_family', 'agent_id']);
+  });
+  await knex.schema.createTable('tool_metric_buckets', (t) => {
+    t.text('organization_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    t.text('project_id').notNullable();
+    t.text('template_family').notNullable();
+    t.timestamp('bucket_start', { useTz: true }).notNullable();
+    t.text('tool_name').notNullable();
+    t.integer('runs').notNullable().defaultTo(0);
+    t.integer('failed_runs').notNullable().defaultTo(0);
+    t.primary(['organization_id', 'bucket_start', 'project_id', 'template_family', 'tool_name']);
+  });
+  // A metric filtered by agent reads that agent's own runs, which this index finds without the rest (runs has its own).
+  await knex.schema.alterTable('traces', (t) => t.index(['organization_id', 'agent_id', 'started_at']));
+
+  await knex.raw(`
+    create function engram_count_trace(summary traces, sign integer) returns void language plpgsql as $$
+    declare
+      bucket timestamptz := engram_metric_bucket(summary.started_at);
+      project text := coalesce(summary.project_id, '');
+      family text := coalesce(summary.template_family, '');
+      bin text := engram_latency_bin(summary.duration_ms)::text;
+    begin
+      if summary.organization_id is null or summary.run_id is null then
+        return;
+      end if;
+      insert into run_metric_buckets as b (organization_id, project_id, template_family, bucket_start, runs, api_error_runs, tool_error_runs, steps, duration_bins)
+      values (summary.organization_id, project, family, bucket, sign, case when summary.has_api_error then sign else 0 end,
+              case when summary.has_tool_error then sign else 0 end, sign * summary.agent_steps, jsonb_build_object(bin, sign))
+      on conflict (organization_id, bucket_start, project_id, template_family) do update set
+        runs = b.runs + excluded.runs,
+        api_error_runs = b.api_error_runs + excluded.api_error_runs,
+        tool_error_runs = b.tool_error_runs + excluded.tool_error_runs,
+        steps = b.steps + excluded.steps,
+        duration_bins = b.duration_bins || jsonb_build_object(bin, coalesce((b.duration_bins ->> bin)::integer, 0) + sign);
+      if summary.agent_id is not null then
+        insert into agent_activity_buckets as a (organization_id, project_id, template_family, bucket_start, agent_id, runs)
+        values (summary.organization_id, project, family, bucket, summary.agent_id, sign)
+        on conflict (organization_id, bucket_start, project_id, template_family, agent_id) do update set runs = a.runs + excluded.runs;
+      end if;
+      insert into tool_metric_buckets as t (organization_id, project_id, template_family, bucket_start, tool_name, runs, failed_runs)
+      select summary.organization_id, project, family, bucket, tool_name, sign, case when summary.has_tool_error then sign else 0 end
+        from unnest(summary.function_names) as tool_name
+      on conflict (organization_id, bucket_start, project_id, template_family, tool_name) do update set
+        runs = t.runs + excluded.runs,
+        failed_runs = t.failed_runs + excluded.failed_runs;
+    end $$
+  `);
+  await knex.raw(`
+    create function engram_roll_up_trace() returns trigger language plpgsql as $$
+    begin
+      if tg_op = 'UPDATE' then
+        -- Most batches only add spans: nothing a metric reads has moved.
+        if (old.organization_id, old.project_id, old.template_family, old.agent_id, old.run_id, old.started_at, old.duration_ms,
+            old.agent_steps, old.has_api_error, old.has_tool_error, old.function_names)
+           is not distinct from
+           (new.organization_id, new.project_id, new.template_family, new.agent_id, new.run_id, new.started_at, new.duration_ms,
+            new.agent_steps, new.has_api_error, new.has_tool_error, new.function_names) then
+          return new;
+        end if;
+        perform engram_count_trace(old, -1);
+      end if;
+      perform engram_count_trace(new, 1);
+      return new;
+    end $$
+  `);
+  await knex.raw(`create trigger traces_roll_up after insert or update on traces for each row execute function engram_roll_up_trace()`);
+
+  await knex.raw(`
+    create function engram_count_first_token(run runs, sign integer) returns void language plpgsql as $$
+    declare
+      bin text := engram_latency_bin(run.ttft_ns / 1e6)::text;
+      family text := coalesce((select base_template_id from agents where agents.organization_id = run.organization_id and agents.id = run.agent_id), '');
+    begin
+      if run.ttft_ns is null then
+        return;
+      end if;
+      insert into run_metric_buckets as b (organization_id, project_id, template_family, bucket_start, ttft_runs, ttft_bins)
+      values (run.organization_id, coalesce(run.project_id, ''), family, engram_metric_bucket(run.created_at), sign, jsonb_build_object(bin, sign))
+      on conflict (organization_id, bucket_start, project_id, template_family) do update set
+        ttft_runs = b.ttft_runs + excluded.ttft_runs,
+        ttft_bins = b.ttft_bins || jsonb_build_object(bin, coalesce((b.ttft_bins ->> bin)::integer, 0) + sign);
+    end $$
+  `);
+  await knex.raw(`
+    create function engram_roll_up_first_token() returns trigger language plpgsql as $$
+    begin
+      if tg_op = 'UPDATE' then
+        if (old.ttft_ns, old.created_at, old.project_id) is not distinct from (new.ttft_ns, new.created_at, new.project_id) then
+          return new;
+        end if;
+        perform engram_count_first_token(old, -1);
+      end if;
+      perform engram_count_first_token(new, 1);
+      return new;
+    end $$
+  `);
+  await knex.raw(`create trigger runs_roll_up_first_token after insert or update of ttft_ns, created_at, project_id on runs for each row execute function engram_roll_up_first_token()`);
+
+  // What was stored before the rollups existed.
+  await knex.raw(`select engram_count_trace(traces, 1) from traces`);
+  await knex.raw(`select engram_count_first_token(runs, 1) from runs where ttft_ns is not null`);
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.raw('drop trigger runs_roll_up_first_token on runs');
+  await knex.raw('drop trigger traces_roll_up on traces');
+  await knex.raw('drop function engram_roll_up_first_token, engram_count_first_token, engram_roll_up_trace, engram_count_trace');
+  await knex.schema.alterTable('traces', (t) => t.dropIndex(['organization_id', 'agent_id', 'started_at']));
+  await knex.schema.dropTable('tool_metric_buckets');
+  await knex.schema.dropTable('agent_activity_buckets');
+  await knex.schema.dropTable('run_metric_buckets');
+  await knex.raw('drop function engram_metric_bucket, engram_latency_bin');
+}
