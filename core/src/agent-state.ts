@@ -52,6 +52,9 @@ export type AgentSnapshot = {
   toolRules: ToolRule[];
   messageBufferAutoclear: boolean;
   timezone: string;
+  /** The template the agent was made from and its family (null for an agent made by hand): traces and metrics filter by them. */
+  templateId: string | null;
+  templateFamily: string | null;
 };
 
 /** A client-side tool declared on one request; calling it pauses the run like an approval. */

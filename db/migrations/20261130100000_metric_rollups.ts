@@ -42,14 +42,17 @@ export async function up(knex: Knex): Promise<void> {
     t.jsonb('ttft_bins').notNullable().defaultTo('{}');
     t.primary(['organization_id', 'bucket_start', 'project_id', 'template_family']);
   });
-  await knex.schema.createTable('agent_activity_buckets', (t) => {
+  // Which agents ran when, a row per agent and UTC day with its runs per quarter hour: counting distinct agents per
+  // local hour or day then reads a row per agent-day instead of one per agent-quarter-hour.
+  await knex.schema.createTable('agent_activity_days', (t) => {
     t.text('organization_id').notNullable().references('organizations.id').onDelete('CASCADE');
     t.text('project_id').notNullable();
     t.text('template_family').notNullable();
-    t.timestamp('bucket_start', { useTz: true }).notNullable();
+    t.timestamp('day_start', { useTz: true }).notNullable();
     t.text('agent_id').notNullable();
-    t.integer('runs').notNullable().defaultTo(0);
-    t.primary(['organization_id', 'bucket_start', 'project_id', 'template_family', 'agent_id']);
+    /** Runs started in each of the day's 96 quarter hours. */
+    t.specificType('quarter_runs', 'integer[]').notNullable();
+    t.primary(['organization_id', 'day_start', 'project_id', 'template_family', 'agent_id']);
   });
   await knex.schema.createTable('tool_metric_buckets', (t) => {
     t.text('organization_id').notNullable().references('organizations.id').onDelete('CASCADE');
@@ -71,6 +74,8 @@ export async function up(knex: Knex): Promise<void> {
       project text := coalesce(summary.project_id, '');
       family text := coalesce(summary.template_family, '');
       bin text := engram_latency_bin(summary.duration_ms)::text;
+      day timestamptz := date_bin('1 day', summary.started_at, timestamptz '2000-01-01 00:00:00+00');
+      quarter integer := 1 + floor(extract(epoch from bucket - day) / 900)::integer;
     begin
       if summary.organization_id is null or summary.run_id is null then
         return;
@@ -85,9 +90,12 @@ export async function up(knex: Knex): Promise<void> {
         steps = b.steps + excluded.steps,
         duration_bins = b.duration_bins || jsonb_build_object(bin, coalesce((b.duration_bins ->> bin)::integer, 0) + sign);
       if summary.agent_id is not null then
-        insert into agent_activity_buckets as a (organization_id, project_id, template_family, bucket_start, agent_id, runs)
-        values (summary.organization_id, project, family, bucket, summary.agent_id, sign)
-        on conflict (organization_id, bucket_start, project_id, template_family, agent_id) do update set runs = a.runs + excluded.runs;
+        insert into agent_activity_days (organization_id, project_id, template_family, day_start, agent_id, quarter_runs)
+        values (summary.organization_id, project, family, day, summary.agent_id, array_fill(0, array[96]))
+        on conflict do nothing;
+        update agent_activity_days set quarter_runs[quarter] = quarter_runs[quarter] + sign
+         where organization_id = summary.organization_id and day_start = day and project_id = project
+           and template_family = family and agent_id = summary.agent_id;
       end if;
       insert into tool_metric_buckets as t (organization_id, project_id, template_family, bucket_start, tool_name, runs, failed_runs)
       select summary.organization_id, project, family, bucket, tool_name, sign, case when summary.has_tool_error then sign else 0 end
@@ -159,7 +167,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop function engram_roll_up_first_token, engram_count_first_token, engram_roll_up_trace, engram_count_trace');
   await knex.schema.alterTable('traces', (t) => t.dropIndex(['organization_id', 'agent_id', 'started_at']));
   await knex.schema.dropTable('tool_metric_buckets');
-  await knex.schema.dropTable('agent_activity_buckets');
+  await knex.schema.dropTable('agent_activity_days');
   await knex.schema.dropTable('run_metric_buckets');
   await knex.raw('drop function engram_metric_bucket, engram_latency_bin');
 }

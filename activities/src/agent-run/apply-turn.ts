@@ -322,7 +322,7 @@ export function createApplyModelTurn(deps: { db: Database; tracing?: ActivityTra
           }
           const toolSpan = {
             attributes: {
-              ...runSpanAttributes({ organizationId: input.organizationId, projectId: run.projectId, agentId: run.agentId, runId: run.id, stepId: input.stepId }),
+              ...runSpanAttributes({ templateId: context.snapshot.templateId, templateFamily: context.snapshot.templateFamily, organizationId: input.organizationId, projectId: run.projectId, agentId: run.agentId, runId: run.id, stepId: input.stepId }),
               [GEN_AI.operationName]: SPAN.executeTool,
               [GEN_AI.toolName]: call.name,
               [GEN_AI.toolCallId]: call.id,

@@ -86,7 +86,7 @@ export function createCallModel(deps: Deps) {
     const started = process.hrtime.bigint();
     const { run } = context;
     const spanAttributes = {
-      ...runSpanAttributes({ organizationId: input.organizationId, projectId: run.projectId, agentId: run.agentId, runId: run.id, stepId: input.stepId }),
+      ...runSpanAttributes({ templateId: context.snapshot.templateId, templateFamily: context.snapshot.templateFamily, organizationId: input.organizationId, projectId: run.projectId, agentId: run.agentId, runId: run.id, stepId: input.stepId }),
       [GEN_AI.operationName]: SPAN.chat,
       [GEN_AI.requestModel]: request.settings.model,
       [GEN_AI.agentName]: context.snapshot.name,

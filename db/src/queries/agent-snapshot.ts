@@ -31,6 +31,8 @@ export async function loadAgentSnapshot(
     id: agent.id,
     organizationId,
     name: agent.name,
+    templateId: agent.templateId,
+    templateFamily: agent.baseTemplateId,
     agentType: agent.agentType as AgentType,
     system: agent.system,
     llmConfig: agent.llmConfig,

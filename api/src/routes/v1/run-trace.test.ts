@@ -64,6 +64,8 @@ beforeAll(async () => {
   client = new Letta({ apiKey: key.body.apiKey, baseURL: stack.baseUrl, maxRetries: 0 });
   const agent = await client.agents.create({ model: 'openai/gpt-4o-mini', name: 'tracer', memory_blocks: [{ label: 'human', value: 'Ada.' }] });
   agentId = agent.id;
+  // As the templates service marks an agent it makes from a template (its version and its family).
+  await stack.db('agents').where({ id: agentId }).update({ templateId: 'support-bot:3', baseTemplateId: 'support-bot' });
   model.enqueue(
     { type: 'tool_calls', calls: [{ id: 'call-memory', name: 'memory_insert', arguments: { label: 'human', new_string: 'Likes tea.' } }], usage: USAGE },
     { type: 'text', text: 'Noted.', usage: USAGE },
@@ -113,6 +115,8 @@ describe('the trace of a run', () => {
         'engram.organization.id': owner.organizationId,
         'engram.agent.id': agentId,
         'engram.run.id': runId,
+        'engram.template.id': 'support-bot:3',
+        'engram.template.family': 'support-bot',
       });
       expect(chat?.attributes['engram.step.id']).toMatch(/^step-/);
     }
@@ -146,6 +150,19 @@ describe('the trace of a run', () => {
     expect(read.status).toBe(200);
     expect(read.body.trace).toMatchObject({ trace_id: traceId, run_id: runId, agent_id: agentId, agent_steps: 2, status_code: 'ok', function_names: ['memory_insert'] });
     expect(read.body.spans).toHaveLength(spans.length);
+  });
+
+  it('names the agent’s template family, so trace search and metrics filter by it', async () => {
+    const now = Math.ceil(Date.now() / 1000);
+    const range = { startTimeUnix: now - 3600, endTimeUnix: now + 60 };
+    const found = async (templateFamily: string) =>
+      (await owner.client.post('/observability/traces', { ...range, templateFamily })).body.traces.map((trace: { trace_id: string }) => trace.trace_id);
+    expect(await found('support-bot')).toEqual([spans[0]?.trace_id]);
+    expect(await found('other-bot')).toEqual([]);
+    const overview = async (templateFamily: string) =>
+      (await owner.client.get(`/observability/overview?${new URLSearchParams({ range: 'custom', startTimeUnix: String(range.startTimeUnix), endTimeUnix: String(range.endTimeUnix), templateFamily })}`)).body;
+    expect(await overview('support-bot')).toMatchObject({ runs: 1, steps: 2, activeAgents: 1 });
+    expect(await overview('other-bot')).toMatchObject({ runs: 0, steps: 0, activeAgents: 0 });
   });
 
   it('is another organization’s 404', async () => {

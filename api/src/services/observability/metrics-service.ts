@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import type { Database } from '@engram/db';
 import type { RequestContext } from '../../http/request-context.js';
-import { addBins, type Histogram, percentileOf, splitIntoBuckets, type TimeSpan } from './rollup-math.js';
+import { activeQuarters, addBins, type Histogram, localPeriodNamer, percentileOf, splitIntoBuckets, type TimeSpan } from './rollup-math.js';
+
+const DAY_MS = 86_400_000;
 
 /**
  * Metrics over time from rollups per quarter hour (migration 20261130100000_metric_rollups), which triggers keep as
@@ -146,26 +148,37 @@ export function createMetricsService(deps: { db: Database }) {
     return periods;
   }
 
-  /** Distinct agents with a run per period (or in the whole range). */
+  /**
+   * Distinct agents with a run per period (or in the whole range): the whole quarter hours from the agents' activity
+   * days, named by local period here, the uneven ends from the runs.
+   */
   async function activeAgentCounts(ctx: RequestContext, query: MetricQuery, grouping: Grouping): Promise<Map<string, number>> {
     const parts = partsOf(query);
-    const sources: Knex.QueryBuilder[] = [];
-    if (parts.buckets) {
-      sources.push(
-        bucketsIn(db, ctx, query, 'agent_activity_buckets', parts.buckets)
-          .where('runs', '>', 0)
-          .select(db.raw(`${periodColumn(query, grouping, 'bucket_start').toQuery()} as period`), 'agent_id'),
-      );
+    const agents = new Map<string, Set<string>>();
+    const ran = (period: string, agentId: string) => agents.set(period, (agents.get(period) ?? new Set()).add(agentId));
+    const whole = parts.buckets;
+    if (whole) {
+      const nameOf = grouping === 'period' ? localPeriodNamer(query.timezone, query.granularity) : () => 'all';
+      const days = (await scopeRollup(
+        db('agent_activity_days')
+          .where('organization_id', ctx.organizationId)
+          .where('day_start', '>', new Date(whole.start.getTime() - DAY_MS))
+          .where('day_start', '<', whole.end),
+        query,
+      ).select('agent_id', 'day_start', 'quarter_runs')) as Array<{ agentId: string; dayStart: Date; quarterRuns: number[] }>;
+      for (const day of days) {
+        for (const quarter of activeQuarters(day.dayStart, day.quarterRuns)) {
+          if (quarter >= whole.start.getTime() && quarter < whole.end.getTime()) ran(nameOf(quarter), day.agentId);
+        }
+      }
     }
     if (parts.runs.length) {
-      sources.push(tracesIn(db, ctx, query, parts.runs).whereNotNull('agent_id').select(db.raw(`${periodColumn(query, grouping, 'started_at').toQuery()} as period`), 'agent_id'));
+      const rows = (await tracesIn(db, ctx, query, parts.runs)
+        .whereNotNull('agent_id')
+        .distinct(db.raw(`${periodColumn(query, grouping, 'started_at').toQuery()} as period`), 'agent_id')) as Array<{ period: string; agentId: string }>;
+      for (const row of rows) ran(row.period, row.agentId);
     }
-    if (!sources.length) return new Map();
-    const rows = (await db
-      .from(db.unionAll(sources, true).as('activity'))
-      .select('period', db.raw('count(distinct agent_id) as agents'))
-      .groupBy('period')) as Array<{ period: string; agents: string }>;
-    return new Map(rows.map((row) => [row.period, num(row.agents)]));
+    return new Map([...agents.entries()].map(([period, ids]) => [period, ids.size]));
   }
 
   /** The time-to-first-token histogram per period, by each run's creation. */

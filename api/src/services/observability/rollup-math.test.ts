@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addBins, binValue, BUCKET_MS, type Histogram, percentileOf, splitIntoBuckets } from './rollup-math.js';
+import { activeQuarters, addBins, binValue, BUCKET_MS, type Histogram, localPeriodNamer, percentileOf, splitIntoBuckets } from './rollup-math.js';
 
 const at = (minutes: number) => new Date(Date.UTC(2026, 8, 1) + minutes * 60_000);
 /** The migration's `engram_latency_bin`. */
@@ -53,5 +53,20 @@ describe('latency histograms', () => {
     addBins(histogram, { '100': 1, '120': 0 });
     addBins(histogram, { '100': -1 });
     expect(percentileOf(histogram, 0.5)).toBeNull();
+  });
+});
+
+describe('local periods of quarter hours', () => {
+  it('names a quarter hour by its local hour or day, a half-hour timezone included', () => {
+    const lateEvening = at(18 * 60 + 45).getTime();
+    expect(localPeriodNamer('UTC', 'hourly')(lateEvening)).toBe('2026-09-01T18:00');
+    expect(localPeriodNamer('Asia/Kolkata', 'hourly')(lateEvening)).toBe('2026-09-02T00:00');
+    expect(localPeriodNamer('Asia/Kolkata', 'daily')(at(18 * 60 + 15).getTime())).toBe('2026-09-01');
+    expect(localPeriodNamer('America/New_York', 'daily')(at(2 * 60).getTime())).toBe('2026-08-31');
+  });
+
+  it('lists the quarter hours of an activity day with runs', () => {
+    const quarterRuns = Array.from({ length: 96 }, (_, quarter) => (quarter === 0 || quarter === 95 ? 1 : 0));
+    expect(activeQuarters(at(0), quarterRuns)).toEqual([at(0).getTime(), at(95 * 15).getTime()]);
   });
 });

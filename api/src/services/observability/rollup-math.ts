@@ -58,3 +58,32 @@ export function percentileOf(histogram: Histogram, fraction: number): number | n
   }
   return null;
 }
+
+const QUARTERS_PER_DAY = 96;
+
+/**
+ * Names instants by their local hour (`YYYY-MM-DDTHH:00`) or day (`YYYY-MM-DD`) in a timezone, as the metrics' SQL
+ * names periods (`to_char(date_trunc(…, at time zone …))`); each quarter hour is named once.
+ */
+export function localPeriodNamer(timezone: string, granularity: 'hourly' | 'daily'): (at: number) => string {
+  const format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', hourCycle: 'h23' });
+  const named = new Map<number, string>();
+  return (at) => {
+    const known = named.get(at);
+    if (known !== undefined) return known;
+    const parts = Object.fromEntries(format.formatToParts(new Date(at)).map((part) => [part.type, part.value]));
+    const day = `${parts.year}-${parts.month}-${parts.day}`;
+    const period = granularity === 'hourly' ? `${day}T${parts.hour}:00` : day;
+    named.set(at, period);
+    return period;
+  };
+}
+
+/** The starts of the quarter hours of a UTC day (an `agent_activity_days` row) in which the agent ran. */
+export function activeQuarters(dayStart: Date, quarterRuns: number[]): number[] {
+  const starts: number[] = [];
+  for (let quarter = 0; quarter < QUARTERS_PER_DAY; quarter++) {
+    if ((quarterRuns[quarter] ?? 0) > 0) starts.push(dayStart.getTime() + quarter * BUCKET_MS);
+  }
+  return starts;
+}
