@@ -5,7 +5,8 @@ import type { Knex } from 'knex';
  * and quarter hour. A quarter hour is the finest grain any timezone's hour or day boundary needs (every UTC offset
  * in use is a multiple of 15 minutes), so an hourly or daily series in any timezone is a sum of whole buckets.
  *
- * Triggers keep them: a trace summary (`traces`, rewritten by the span exporter as batches arrive) moves its old
+ * Triggers keep them: a step (its model, tokens and, once metering books it, its charge) adds itself to its model's
+ * usage; a trace summary (`traces`, rewritten by the span exporter as batches arrive) moves its old
  * contribution out and its new one in, and a run's time to first token (`runs.ttft_ns`, set once) adds itself.
  * Being triggers, every writer keeps them exact in its own transaction. Deleting a trace or a run (trace retention,
  * a deleted agent) leaves the rollups as they are: the metrics of a month outlive the spans it kept.
@@ -64,8 +65,23 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('failed_runs').notNullable().defaultTo(0);
     t.primary(['organization_id', 'bucket_start', 'project_id', 'template_family', 'tool_name']);
   });
+  // Steps, tokens and credits per model: the usage summary. A run counts once, for the model of its first step.
+  await knex.schema.createTable('model_usage_buckets', (t) => {
+    t.text('organization_id').notNullable().references('organizations.id').onDelete('CASCADE');
+    t.text('project_id').notNullable();
+    t.text('model').notNullable();
+    t.timestamp('bucket_start', { useTz: true }).notNullable();
+    t.integer('steps').notNullable().defaultTo(0);
+    t.integer('runs').notNullable().defaultTo(0);
+    t.bigInteger('prompt_tokens').notNullable().defaultTo(0);
+    t.bigInteger('completion_tokens').notNullable().defaultTo(0);
+    t.bigInteger('total_tokens').notNullable().defaultTo(0);
+    t.bigInteger('credits').notNullable().defaultTo(0);
+    t.primary(['organization_id', 'bucket_start', 'project_id', 'model']);
+  });
   // A metric filtered by agent reads that agent's own runs, which this index finds without the rest (runs has its own).
   await knex.schema.alterTable('traces', (t) => t.index(['organization_id', 'agent_id', 'started_at']));
+  await knex.schema.alterTable('steps', (t) => t.index(['organization_id', 'agent_id', 'created_at']));
 
   await knex.raw(`
     create function engram_count_trace(summary traces, sign integer) returns void language plpgsql as $$
@@ -156,16 +172,80 @@ export async function up(knex: Knex): Promise<void> {
   `);
   await knex.raw(`create trigger runs_roll_up_first_token after insert or update of ttft_ns, created_at, project_id on runs for each row execute function engram_roll_up_first_token()`);
 
+  await knex.raw(`
+    create function engram_count_step(step steps, sign integer) returns void language plpgsql as $$
+    begin
+      insert into model_usage_buckets as u (organization_id, project_id, model, bucket_start, steps, runs, prompt_tokens, completion_tokens, total_tokens)
+      values (step.organization_id, coalesce(step.project_id, ''), coalesce(step.model_handle, step.model, 'unknown'), engram_metric_bucket(step.created_at),
+              sign, case when step.step_index = 0 and step.run_id is not null then sign else 0 end,
+              sign * step.prompt_tokens, sign * step.completion_tokens, sign * step.total_tokens)
+      on conflict (organization_id, bucket_start, project_id, model) do update set
+        steps = u.steps + excluded.steps,
+        runs = u.runs + excluded.runs,
+        prompt_tokens = u.prompt_tokens + excluded.prompt_tokens,
+        completion_tokens = u.completion_tokens + excluded.completion_tokens,
+        total_tokens = u.total_tokens + excluded.total_tokens;
+    end $$
+  `);
+  await knex.raw(`
+    create function engram_roll_up_step() returns trigger language plpgsql as $$
+    begin
+      if tg_op = 'UPDATE' then
+        if (old.organization_id, old.project_id, old.model_handle, old.model, old.created_at, old.step_index, old.run_id,
+            old.prompt_tokens, old.completion_tokens, old.total_tokens)
+           is not distinct from
+           (new.organization_id, new.project_id, new.model_handle, new.model, new.created_at, new.step_index, new.run_id,
+            new.prompt_tokens, new.completion_tokens, new.total_tokens) then
+          return new;
+        end if;
+        perform engram_count_step(old, -1);
+      end if;
+      perform engram_count_step(new, 1);
+      return new;
+    end $$
+  `);
+  await knex.raw(`create trigger steps_roll_up after insert or update on steps for each row execute function engram_roll_up_step()`);
+  // Metering books a step's charge after the step is written: the credits join the step's model and quarter hour then.
+  await knex.raw(`
+    create function engram_roll_up_step_charge() returns trigger language plpgsql as $$
+    begin
+      insert into model_usage_buckets as u (organization_id, project_id, model, bucket_start, credits)
+      select steps.organization_id, coalesce(steps.project_id, ''), coalesce(steps.model_handle, steps.model, 'unknown'), engram_metric_bucket(steps.created_at), new.amount
+        from steps where steps.id = new.step_id and steps.organization_id = new.organization_id
+      on conflict (organization_id, bucket_start, project_id, model) do update set credits = u.credits + excluded.credits;
+      return new;
+    end $$
+  `);
+  await knex.raw(`
+    create trigger transactions_roll_up_step_charge after insert on transactions for each row
+      when (new.source = 'inference' and new.type = 'subtraction' and new.step_id is not null)
+      execute function engram_roll_up_step_charge()
+  `);
+
   // What was stored before the rollups existed.
   await knex.raw(`select engram_count_trace(traces, 1) from traces`);
   await knex.raw(`select engram_count_first_token(runs, 1) from runs where ttft_ns is not null`);
+  await knex.raw(`select engram_count_step(steps, 1) from steps`);
+  await knex.raw(`
+    insert into model_usage_buckets as u (organization_id, project_id, model, bucket_start, credits)
+    select steps.organization_id, coalesce(steps.project_id, ''), coalesce(steps.model_handle, steps.model, 'unknown'), engram_metric_bucket(steps.created_at), sum(transactions.amount)
+      from transactions join steps on steps.id = transactions.step_id and steps.organization_id = transactions.organization_id
+     where transactions.source = 'inference' and transactions.type = 'subtraction'
+     group by 1, 2, 3, 4
+    on conflict (organization_id, bucket_start, project_id, model) do update set credits = u.credits + excluded.credits
+  `);
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.raw('drop trigger transactions_roll_up_step_charge on transactions');
+  await knex.raw('drop trigger steps_roll_up on steps');
+  await knex.raw('drop function engram_roll_up_step_charge, engram_roll_up_step, engram_count_step');
   await knex.raw('drop trigger runs_roll_up_first_token on runs');
   await knex.raw('drop trigger traces_roll_up on traces');
   await knex.raw('drop function engram_roll_up_first_token, engram_count_first_token, engram_roll_up_trace, engram_count_trace');
+  await knex.schema.alterTable('steps', (t) => t.dropIndex(['organization_id', 'agent_id', 'created_at']));
   await knex.schema.alterTable('traces', (t) => t.dropIndex(['organization_id', 'agent_id', 'started_at']));
+  await knex.schema.dropTable('model_usage_buckets');
   await knex.schema.dropTable('tool_metric_buckets');
   await knex.schema.dropTable('agent_activity_days');
   await knex.schema.dropTable('run_metric_buckets');

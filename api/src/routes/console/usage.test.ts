@@ -99,6 +99,11 @@ describe('usage and costs per model', () => {
         dollars: credits * 0.001,
       },
     ]);
+    // Over whole quarter hours the summary reads the usage rollups alone, the charges included.
+    const quarterHour = 900;
+    const now = Math.floor(Date.now() / 1000);
+    const wholeQuarters = `range=custom&startTimeUnix=${Math.floor(now / quarterHour) * quarterHour - 3600}&endTimeUnix=${Math.ceil((now + 1) / quarterHour) * quarterHour}`;
+    expect((await get(`/usage/model-summary?${wholeQuarters}`)).models).toEqual((await get('/usage/model-summary?range=1h')).models);
     expect(await get('/costs?range=1h')).toEqual({ credits, dollars: credits * 0.001, models: [{ modelId: registered.id, model: MODEL, steps: 3, credits, dollars: credits * 0.001 }] });
     expect((await get(`/usage/model-summary?range=1h&agentId=${agentId}`)).models).toHaveLength(1);
     expect((await get('/usage/model-summary?range=1h&agentId=agent-elsewhere')).models).toEqual([]);

@@ -167,8 +167,13 @@ export function createMetricsService(deps: { db: Database }) {
         query,
       ).select('agent_id', 'day_start', 'quarter_runs')) as Array<{ agentId: string; dayStart: Date; quarterRuns: number[] }>;
       for (const day of days) {
+        let previous: string | undefined;
         for (const quarter of activeQuarters(day.dayStart, day.quarterRuns)) {
-          if (quarter >= whole.start.getTime() && quarter < whole.end.getTime()) ran(nameOf(quarter), day.agentId);
+          if (quarter < whole.start.getTime() || quarter >= whole.end.getTime()) continue;
+          const period = nameOf(quarter);
+          // A day's quarter hours fall in a few local periods, in order: each is added once.
+          if (period !== previous) ran(period, day.agentId);
+          previous = period;
         }
       }
     }

@@ -70,3 +70,19 @@ describe('local periods of quarter hours', () => {
     expect(activeQuarters(at(0), quarterRuns)).toEqual([at(0).getTime(), at(95 * 15).getTime()]);
   });
 });
+
+describe('local periods across a change of offset', () => {
+  it('names every quarter hour of a month as Intl does, across daylight saving changes', () => {
+    for (const timezone of ['America/New_York', 'Europe/London', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Asia/Kathmandu']) {
+      const byIntl = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', hourCycle: 'h23' });
+      const hourly = localPeriodNamer(timezone, 'hourly');
+      const daily = localPeriodNamer(timezone, 'daily');
+      // October 15 to November 15 holds the end of daylight saving time in New York, London and Lord Howe's start.
+      for (let at = Date.UTC(2026, 9, 15); at < Date.UTC(2026, 10, 15); at += BUCKET_MS) {
+        const parts = Object.fromEntries(byIntl.formatToParts(new Date(at)).map((part) => [part.type, part.value]));
+        expect(hourly(at)).toBe(`${parts.year}-${parts.month}-${parts.day}T${parts.hour}:00`);
+        expect(daily(at)).toBe(`${parts.year}-${parts.month}-${parts.day}`);
+      }
+    }
+  });
+});

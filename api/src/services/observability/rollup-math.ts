@@ -61,19 +61,36 @@ export function percentileOf(histogram: Histogram, fraction: number): number | n
 
 const QUARTERS_PER_DAY = 96;
 
+const DAY_MS = 86_400_000;
+
 /**
  * Names instants by their local hour (`YYYY-MM-DDTHH:00`) or day (`YYYY-MM-DD`) in a timezone, as the metrics' SQL
- * names periods (`to_char(date_trunc(…, at time zone …))`); each quarter hour is named once.
+ * names periods (`to_char(date_trunc(…, at time zone …))`). The timezone's offset is looked up twice a UTC day (again
+ * per quarter hour only on a day its offset changes), so naming a month of quarter hours stays cheap.
  */
 export function localPeriodNamer(timezone: string, granularity: 'hourly' | 'daily'): (at: number) => string {
-  const format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', hourCycle: 'h23' });
+  const format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  const offsetAt = (at: number) => {
+    const parts = Object.fromEntries(format.formatToParts(new Date(at)).map((part) => [part.type, Number(part.value)]));
+    return Date.UTC(parts.year as number, (parts.month as number) - 1, parts.day, parts.hour, parts.minute) - Math.floor(at / 60_000) * 60_000;
+  };
+  const dayOffsets = new Map<number, number | null>();
+  const offsetOf = (at: number) => {
+    const day = Math.floor(at / DAY_MS) * DAY_MS;
+    let offset = dayOffsets.get(day);
+    if (offset === undefined) {
+      const [morning, night] = [offsetAt(day), offsetAt(day + DAY_MS - BUCKET_MS)];
+      offset = morning === night ? morning : null;
+      dayOffsets.set(day, offset);
+    }
+    return offset ?? offsetAt(at);
+  };
   const named = new Map<number, string>();
   return (at) => {
     const known = named.get(at);
     if (known !== undefined) return known;
-    const parts = Object.fromEntries(format.formatToParts(new Date(at)).map((part) => [part.type, part.value]));
-    const day = `${parts.year}-${parts.month}-${parts.day}`;
-    const period = granularity === 'hourly' ? `${day}T${parts.hour}:00` : day;
+    const local = new Date(at + offsetOf(at)).toISOString();
+    const period = granularity === 'hourly' ? `${local.slice(0, 13)}:00` : local.slice(0, 10);
     named.set(at, period);
     return period;
   };

@@ -3,6 +3,7 @@ import { DOLLARS_PER_CREDIT, EmbeddingModel, InferenceModel, ModelStepCost, Orga
 import { NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import type { MetricQuery } from './metrics-service.js';
+import { splitIntoBuckets } from './rollup-math.js';
 
 const num = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));
 const dollarsOf = (credits: number) => Math.round(credits * DOLLARS_PER_CREDIT * 1e6) / 1e6;
@@ -59,25 +60,55 @@ export function createUsageService(deps: { db: Database }) {
   }
 
   return {
-    /** Steps, tokens and credits per model of the steps that started in the range. */
+    /**
+     * Steps, tokens and credits per model of the steps that started in the range, a run counted once for the model of
+     * its first step: the whole quarter hours from the usage rollups, the uneven ends (or one agent's steps) from the
+     * steps table.
+     */
     async modelSummary(ctx: RequestContext, query: MetricQuery) {
-      const steps = db('steps')
-        .leftJoin('transactions', function joinCharge() {
-          this.on('transactions.id', '=', 'steps.tid').andOn('transactions.organization_id', '=', 'steps.organization_id');
-        })
-        .where('steps.organization_id', ctx.organizationId)
-        .where('steps.created_at', '>=', query.start)
-        .where('steps.created_at', '<', query.end);
-      if (query.projectId) steps.where('steps.project_id', query.projectId);
-      if (query.agentId) steps.where('steps.agent_id', query.agentId);
-      const rows = (await steps
+      const { whole, ends } = query.agentId ? { whole: null, ends: [{ start: query.start, end: query.end }] } : splitIntoBuckets(query);
+      const sources: Knex.QueryBuilder[] = [];
+      if (whole) {
+        const buckets = db('model_usage_buckets')
+          .where('organization_id', ctx.organizationId)
+          .where('bucket_start', '>=', whole.start)
+          .where('bucket_start', '<', whole.end)
+          .select('model', 'steps', 'runs', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'credits');
+        if (query.projectId) buckets.where('project_id', query.projectId);
+        sources.push(buckets);
+      }
+      if (ends.length) {
+        const steps = db('steps')
+          .leftJoin('transactions', function joinCharge() {
+            this.on('transactions.id', '=', 'steps.tid').andOn('transactions.organization_id', '=', 'steps.organization_id');
+          })
+          .where('steps.organization_id', ctx.organizationId)
+          .where((any) => {
+            for (const span of ends) {
+              any.orWhere((inside) => {
+                inside.where('steps.created_at', '>=', span.start).where('steps.created_at', '<', span.end);
+              });
+            }
+          })
+          .select(
+            db.raw(`coalesce(steps.model_handle, steps.model, 'unknown') as model`),
+            db.raw('1 as steps, (steps.step_index = 0 and steps.run_id is not null)::int as runs'),
+            db.raw('steps.prompt_tokens, steps.completion_tokens, steps.total_tokens, coalesce(transactions.amount, 0) as credits'),
+          );
+        if (query.projectId) steps.where('steps.project_id', query.projectId);
+        if (query.agentId) steps.where('steps.agent_id', query.agentId);
+        sources.push(steps);
+      }
+      if (!sources.length) return [];
+      const rows = (await db
+        .from(db.unionAll(sources, true).as('usage'))
         .select(
-          db.raw(`coalesce(steps.model_handle, steps.model, 'unknown') as model`),
-          db.raw('count(*) as steps, count(distinct steps.run_id) as runs'),
-          db.raw('coalesce(sum(steps.prompt_tokens), 0) as prompt_tokens, coalesce(sum(steps.completion_tokens), 0) as completion_tokens'),
-          db.raw('coalesce(sum(steps.total_tokens), 0) as total_tokens, coalesce(sum(transactions.amount), 0) as credits'),
+          'model',
+          db.raw('sum(steps) as steps, sum(runs) as runs, sum(prompt_tokens) as prompt_tokens, sum(completion_tokens) as completion_tokens'),
+          db.raw('sum(total_tokens) as total_tokens, sum(credits) as credits'),
         )
-        .groupByRaw('1')
+        .groupBy('model')
+        .havingRaw('sum(steps) > 0')
         .orderBy([{ column: 'steps', order: 'desc' }, { column: 'model' }])) as Array<Record<string, unknown> & { model: string }>;
       return rows.map((row) => ({
         model: row.model,
