@@ -1,6 +1,7 @@
 /** A feedback rate with its confidence interval, all proportions of 0 to 1. */
 export type RateInterval = { rate: number | null; low: number; high: number };
 
+/** A proportion as a percentage to one decimal, held to the scale. */
 const percent = (value: number) => Math.round(Math.min(1, Math.max(0, value)) * 1000) / 10;
 
 /**
@@ -9,7 +10,7 @@ const percent = (value: number) => Math.round(Math.min(1, Math.max(0, value)) * 
  */
 export function intervalGeometry(interval: RateInterval): { bandLeft: number; bandWidth: number; marker: number | null } {
   const bandLeft = percent(interval.low);
-  return { bandLeft, bandWidth: Math.max(0, percent(interval.high) - bandLeft), marker: interval.rate === null ? null : percent(interval.rate) };
+  return { bandLeft, bandWidth: Math.max(0, percent(interval.high - interval.low)), marker: interval.rate === null ? null : percent(interval.rate) };
 }
 
 /** `62% (41–79%)`, or what is missing before any step is rated. */
