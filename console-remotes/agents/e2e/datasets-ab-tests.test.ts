@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { wilsonInterval } from '@engram/core';
 import type { ChatRequest, ScriptedModelServer } from '@engram/testing';
 import { artifactsDir } from '../../../console-shell/e2e/browser.js';
@@ -64,7 +64,7 @@ async function screenshot(name: string) {
 }
 
 /** Picks a template and one of its versions in a dialog's two selects. */
-async function chooseVersion(dialog: ReturnType<Page['getByRole']>, version: 'v1 · one' | 'v2 · two') {
+async function chooseVersion(dialog: Locator, version: 'v1 · one' | 'v2 · two') {
   await dialog.getByRole('combobox', { name: 'Template' }).click();
   await page.getByRole('option', { name: TEMPLATE }).click();
   await dialog.getByRole('combobox', { name: 'Version' }).click();
@@ -88,7 +88,13 @@ async function startRun(version: 'v1 · one' | 'v2 · two') {
   await poll(() => dialog.count()).toBe(0);
 }
 
-const cellTexts = (row: ReturnType<Page['getByTestId']>, testId: string) => row.getByTestId(testId).allTextContents();
+/** An attribute of every element a locator matches, in order. */
+async function attributesOf(locator: Locator, name: string): Promise<Array<string | null>> {
+  const elements = await locator.all();
+  return Promise.all(elements.map((element) => element.getAttribute(name)));
+}
+
+const cellTexts = (row: Locator, testId: string) => row.getByTestId(testId).allTextContents();
 
 describe('datasets and A/B tests in the console', () => {
   it('builds a dataset, runs it against two versions of a template, and compares the runs item by item', { timeout: 300_000 }, async () => {
@@ -158,9 +164,10 @@ describe('datasets and A/B tests in the console', () => {
 
     await startRun('v1 · one');
     await startRun('v2 · two');
-    await poll(() => page.getByTestId('dataset-run').evaluateAll((rows) => rows.map((row) => `${row.getAttribute('data-version')} ${row.getAttribute('data-status')}`)), 180_000).toEqual([
-      `${TEMPLATE}:2 completed`,
-      `${TEMPLATE}:1 completed`,
+    const runRows = page.getByTestId('dataset-run');
+    await poll(async () => [await attributesOf(runRows, 'data-version'), await attributesOf(runRows, 'data-status')], 180_000).toEqual([
+      [`${TEMPLATE}:2`, `${TEMPLATE}:1`],
+      ['completed', 'completed'],
     ]);
     expect(await page.getByTestId('run-progress').allTextContents()).toEqual(['4 of 4 items', '4 of 4 items']);
     await screenshot('dataset');
@@ -194,7 +201,7 @@ describe('datasets and A/B tests in the console', () => {
     expect(await cellTexts(other, 'compared-answer')).toEqual(['5', 'Red, I think', 'It is Paris.', 'hello from version 2']);
     expect(await cellTexts(base, 'compared-score')).toEqual(['100%', '100%', '100%', '—']);
     expect(await cellTexts(other, 'compared-score')).toEqual(['0%', '0%', '100%', '—']);
-    expect(await rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-change')))).toEqual(['worse', 'worse', 'same', 'unscored']);
+    expect(await attributesOf(rows, 'data-change')).toEqual(['worse', 'worse', 'same', 'unscored']);
     const meanScore = page.getByTestId('total-Mean score');
     expect([await meanScore.getByTestId('total-base').textContent(), await meanScore.getByTestId('total-other').textContent()]).toEqual(['100%', '33%']);
     const finished = page.getByTestId('total-Items finished');

@@ -1,25 +1,12 @@
 import { CONSOLE_API, send, sendJson } from '@engram/console-kit';
-import type { Wire } from '@engram/console-kit/wire-types';
+import type { Dataset, DatasetItem, DatasetItemFields, DatasetRun, DatasetRunResult, DatasetRunSummary } from './dataset-types.js';
+
+export type * from './dataset-types.js';
 
 /*
  * The console API of datasets (api/src/routes/console/datasets.ts): thin functions, one per route, with the
  * generated wire shapes of what those routes answer.
  */
-
-export type Dataset = Wire.Dataset;
-export type DatasetItem = Wire.DatasetItem;
-export type DatasetRun = Wire.DatasetRun;
-export type DatasetRunResult = Wire.DatasetRunResult;
-export type DatasetRunSummary = Wire.DatasetRunSummary;
-export type DatasetScorer = NonNullable<DatasetItem['scorer']>;
-
-/** What an item is made of: the JSONL line shape the API takes for a new item, an edit, or an import. */
-export type DatasetItemFields = {
-  createMessage: DatasetItem['createMessage'];
-  expectedAnswer: string | null;
-  scorer: DatasetScorer | null;
-  graderNote: string | null;
-};
 
 export type DatasetRunDetails = { run: DatasetRun; summary: DatasetRunSummary; results: DatasetRunResult[] };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DatasetItem } from './datasets-api.js';
+import type { DatasetItem } from './dataset-types.js';
 import { draftOf, EMPTY_ITEM_DRAFT, fieldsOf } from './item-draft.js';
 
 describe('item drafts', () => {

@@ -1,4 +1,4 @@
-import type { DatasetItem, DatasetItemFields, DatasetScorer } from './datasets-api.js';
+import type { DatasetItem, DatasetItemFields, DatasetScorer } from './dataset-types.js';
 
 /** The item form's fields as typed: empty text for what is left out; `auto` lets the API pick the scorer. */
 export type ItemDraft = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DatasetRunResult } from './datasets-api.js';
+import type { DatasetRunResult } from './dataset-types.js';
 import { formatScore, resultMeans, runProgress, scoreChange } from './run-comparison.js';
 
 function result(overrides: Partial<DatasetRunResult>): DatasetRunResult {

@@ -1,4 +1,4 @@
-import type { DatasetRun, DatasetRunResult } from './datasets-api.js';
+import type { DatasetRun, DatasetRunResult } from './dataset-types.js';
 
 /** How far a run has come: items finished (completed or failed) of all its items. */
 export function runProgress(run: Pick<DatasetRun, 'itemCount' | 'counts'>): { finished: number; total: number; percent: number } {
