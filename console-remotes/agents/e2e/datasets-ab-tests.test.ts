@@ -209,6 +209,13 @@ describe('datasets and A/B tests in the console', () => {
     const steps = page.getByTestId('total-Mean steps');
     expect([await steps.getByTestId('total-base').textContent(), await steps.getByTestId('total-other').textContent()]).toEqual(['1', '1']);
     await screenshot('comparison');
+
+    await page.getByRole('link', { name: 'Back to the dataset' }).click();
+    await page.getByRole('button', { name: 'Rename' }).click();
+    const renaming = page.getByRole('dialog', { name: 'Rename support-questions' });
+    await renaming.getByRole('textbox', { name: 'Name' }).fill('support questions (2026)');
+    await renaming.getByRole('button', { name: 'Save' }).click();
+    await poll(() => page.getByTestId('dataset-name').textContent()).toBe('support questions (2026)');
     expect(ade.pageErrors).toEqual([]);
     expect(ade.cspViolations).toEqual([]);
   });
@@ -327,6 +334,13 @@ describe('datasets and A/B tests in the console', () => {
     );
     for (const agentId of armOneAgents) expect((await ade.v1<{ system: string }>(`/agents/${agentId}`)).system).toBe('You are version two.');
     await screenshot('ab-test-stopped');
+
+    // Deleting the test leaves its users' agents alone.
+    await page.getByRole('button', { name: 'Delete greeting wording' }).click();
+    await page.getByRole('dialog', { name: 'Delete greeting wording?' }).getByRole('button', { name: 'Delete A/B test' }).click();
+    await page.waitForURL(/\/ab-tests$/);
+    await poll(() => page.getByText('No A/B tests in this project yet').count()).toBe(1);
+    expect((await ade.v1<{ id: string }>(`/agents/${armTwoAgents[0]}`)).id).toBe(armTwoAgents[0]);
     expect(ade.pageErrors).toEqual([]);
     expect(ade.cspViolations).toEqual([]);
   });

@@ -18,6 +18,7 @@ import {
   Title,
   Tooltip,
   useFormatters,
+  useNavigate,
   useParams,
 } from '@engram/console-kit';
 import { NumberInput } from '@engram/console-kit/widgets';
@@ -230,10 +231,22 @@ function ResultsSection({ results, winnerId, promotedId }: { results: AbTestArmR
 /** One A/B test: its arms and weights, the live results per arm, and stopping it (promoting a significant winner). */
 export function AbTestPage() {
   const { abTestId = '' } = useParams();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const organizationId = useOrganizationId();
   const abTest = useAbTest(abTestId);
   const results = useAbTestResults(abTestId);
   const { can } = useMemberPermissions();
   const [stopping, setStopping] = useState(false);
+  const [deleting, setDeleting] = useState(false);
+  const remove = useMutation({
+    mutationFn: () => abTestsApi.delete(abTestId),
+    onSuccess: async () => {
+      queryClient.removeQueries({ queryKey: abTestKeys.abTest(organizationId, abTestId) });
+      await queryClient.invalidateQueries({ queryKey: abTestKeys.all(organizationId) });
+      void navigate('..', { relative: 'path' });
+    },
+  });
   if (abTest.error) return <ErrorNotice error={abTest.error} title="The A/B test could not be loaded" onRetry={() => void abTest.refetch()} />;
   if (!abTest.data) return <Skeleton h={160} radius="md" />;
   // The results answer with the test too, and are read more often: a stop seen there shows at once.
@@ -263,9 +276,21 @@ export function AbTestPage() {
                 Stop
               </Button>
             ) : null}
+            {can('delete_ab_tests') ? (
+              <Tooltip label="Delete">
+                <ActionIcon variant="subtle" color="red" size="lg" aria-label={`Delete ${current.name}`} onClick={() => setDeleting(true)}>
+                  <IconTrash size={18} />
+                </ActionIcon>
+              </Tooltip>
+            ) : null}
           </Group>
         }
       />
+      {deleting ? (
+        <ConfirmDialog title={`Delete ${current.name}?`} confirmLabel="Delete A/B test" mutation={remove} onConfirm={() => remove.mutate()} onClose={() => setDeleting(false)}>
+          The test and its arms are deleted; the agents made for its users stay theirs.
+        </ConfirmDialog>
+      ) : null}
       {stopping ? <StopAbTestModal abTest={current} winner={winner} onClose={() => setStopping(false)} /> : null}
       <Text size="sm" c="dimmed" mb="md">
         Your app gets each end user's agent from <Code>POST /v1/ab-tests/{current.id}/agents</Code> with the user's identity; the same identity always lands on the same
