@@ -48,7 +48,8 @@ beforeAll(async () => {
   remoteRoot = ade.agentPath.slice(0, ade.agentPath.lastIndexOf('/'));
 
   // The template and its two versions come over HTTP: the template screens have a test of their own.
-  const created = await page.request.post('/api/agent-templates', { data: { name: TEMPLATE, agentId: ade.agentId } });
+  const { project_id: projectId } = await ade.v1<{ project_id: string }>(`/agents/${ade.agentId}`);
+  const created = await page.request.post('/api/agent-templates', { data: { name: TEMPLATE, agentId: ade.agentId, projectId } });
   expect(created.status(), await created.text()).toBe(201);
   const templateId = ((await created.json()) as { id: string }).id;
   expect((await page.request.post(`/api/agent-templates/${templateId}/versions`, { data: { message: 'one' } })).status()).toBe(201);
