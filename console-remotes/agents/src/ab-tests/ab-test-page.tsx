@@ -186,16 +186,16 @@ function ResultsSection({ results, winnerId, promotedId }: { results: AbTestArmR
               <Table.Tr key={arm.abTestTemplateId} data-testid="arm-result" data-template={arm.templateName}>
                 <Table.Td>
                   <Group gap={6} wrap="nowrap">
-                    <Text size="sm" fw={600}>
+                    <Text size="sm" fw={600} style={{ whiteSpace: 'nowrap' }}>
                       {arm.templateName}
                     </Text>
                     {arm.abTestTemplateId === winnerId ? (
-                      <Badge color="teal" variant="light" leftSection={<IconTrophy size={12} />} tt="none" data-testid="winner-badge">
+                      <Badge color="teal" variant="light" leftSection={<IconTrophy size={12} />} tt="none" style={{ flexShrink: 0 }} data-testid="winner-badge">
                         winner
                       </Badge>
                     ) : null}
                     {arm.abTestTemplateId === promotedId ? (
-                      <Badge color="grape" variant="light" tt="none" data-testid="promoted-badge">
+                      <Badge color="grape" variant="light" tt="none" style={{ flexShrink: 0 }} data-testid="promoted-badge">
                         promoted
                       </Badge>
                     ) : null}
