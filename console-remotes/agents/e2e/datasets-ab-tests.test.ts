@@ -114,6 +114,17 @@ describe('datasets and A/B tests in the console', () => {
     await poll(() => page.getByTestId('dataset-name').textContent()).toBe('support-questions');
     await poll(() => page.getByText('No items yet.', { exact: false }).count()).toBe(1);
 
+    // The API's message for a scorer without what it scores against.
+    await page.getByRole('button', { name: 'Add item' }).click();
+    const refused = page.getByRole('dialog', { name: 'New item' });
+    await refused.getByRole('textbox', { name: 'Message' }).fill('Name a colour');
+    await refused.getByRole('combobox', { name: 'Scorer' }).click();
+    await page.getByRole('option', { name: 'Contains: the answer holds the expected one' }).click();
+    await refused.getByRole('button', { name: 'Add item' }).click();
+    await poll(() => refused.getByRole('alert').textContent()).toContain('The contains scorer needs an expected answer');
+    await refused.getByRole('button', { name: 'Cancel' }).click();
+    await poll(() => refused.count()).toBe(0);
+
     await addItem({ message: 'What is 2+2?', expected: '4' });
     await addItem({ message: 'Name a colour', expected: 'blue' });
     // An answer naming the colour in a sentence is right too: the item scores by containment.

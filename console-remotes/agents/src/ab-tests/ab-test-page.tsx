@@ -123,7 +123,7 @@ function ArmsSection({ abTest, usersByArm }: { abTest: AbTest; usersByArm: Map<s
     <Stack gap="sm" mb="xl">
       <Group justify="space-between">
         <Title order={4}>Arms</Title>
-        {abTest.status === 'running' && can('update_ab_tests') ? (
+        {abTest.status === 'running' && can('update_ab_tests', 'read_templates') ? (
           <Button size="xs" leftSection={<IconPlus size={14} />} onClick={() => setAttaching(true)}>
             Attach a version
           </Button>
@@ -271,7 +271,8 @@ export function AbTestPage() {
             <Button variant="subtle" component={Link} to=".." relative="path">
               All A/B tests
             </Button>
-            {current.status === 'running' && can('update_ab_tests') ? (
+            {/* Stopping may promote a version, which redeploys the template and migrates its agents. */}
+            {current.status === 'running' && can('update_ab_tests', 'update_templates', 'update_agents') ? (
               <Button color="red" variant="light" leftSection={<IconPlayerStop size={16} />} onClick={() => setStopping(true)}>
                 Stop
               </Button>

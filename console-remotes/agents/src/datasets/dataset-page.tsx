@@ -200,7 +200,8 @@ function RunsSection({ dataset }: { dataset: Dataset }) {
           >
             Compare the two chosen
           </Button>
-          {can('read_templates') ? (
+          {/* What the API asks of a run: it makes an agent per item from the version and messages it. */}
+          {can('update_datasets', 'read_templates', 'create_agents', 'message_agents') ? (
             <Button size="xs" leftSection={<IconPlayerPlay size={14} />} onClick={() => setStarting(true)}>
               Run against…
             </Button>
