@@ -19,6 +19,12 @@ const SandboxPage = lazy(() => import('./sandbox/sandbox-page.js').then((module)
 const TemplatesPage = lazy(() => import('./templates/templates-page.js').then((module) => ({ default: module.TemplatesPage })));
 const BlockTemplatesPage = lazy(() => import('./templates/block-templates-page.js').then((module) => ({ default: module.BlockTemplatesPage })));
 const AgentFilesPage = lazy(() => import('./sharing/agent-files-page.js').then((module) => ({ default: module.AgentFilesPage })));
+const DatasetsPage = lazy(() => import('./datasets/datasets-page.js').then((module) => ({ default: module.DatasetsPage })));
+const DatasetPage = lazy(() => import('./datasets/dataset-page.js').then((module) => ({ default: module.DatasetPage })));
+const RunResultsPage = lazy(() => import('./datasets/run-results-page.js').then((module) => ({ default: module.RunResultsPage })));
+const RunComparisonPage = lazy(() => import('./datasets/run-comparison-page.js').then((module) => ({ default: module.RunComparisonPage })));
+const AbTestsPage = lazy(() => import('./ab-tests/ab-tests-page.js').then((module) => ({ default: module.AbTestsPage })));
+const AbTestPage = lazy(() => import('./ab-tests/ab-test-page.js').then((module) => ({ default: module.AbTestPage })));
 const TemplateEditor = lazy(() => import('./templates/template-editor.js').then((module) => ({ default: module.TemplateEditor })));
 
 /**
@@ -46,6 +52,12 @@ export default function AgentsApp() {
         <Route path="templates" element={<TemplatesPage />} />
         <Route path="block-templates" element={<BlockTemplatesPage />} />
         <Route path="agent-files" element={<AgentFilesPage />} />
+        <Route path="datasets" element={<DatasetsPage />} />
+        <Route path="datasets/:datasetId" element={<DatasetPage />} />
+        <Route path="datasets/:datasetId/runs/:runId" element={<RunResultsPage />} />
+        <Route path="datasets/:datasetId/compare" element={<RunComparisonPage />} />
+        <Route path="ab-tests" element={<AbTestsPage />} />
+        <Route path="ab-tests/:abTestId" element={<AbTestPage />} />
       </Route>
       <Route path="new" element={<CreateAgentPage />} />
       <Route

@@ -1,12 +1,14 @@
 import { Suspense } from 'react';
 import { Button, Group, Loader, Outlet, RouterNavLink, ScrollArea, useLocation, useParams } from '@engram/console-kit';
-import { IconBox, IconFileDownload, IconId, IconKey, IconListDetails, IconPlug, IconRobot, IconStack2, IconTemplate, IconTool, IconUsersGroup, type Icon } from '@tabler/icons-react';
+import { IconArrowsSplit, IconBox, IconDatabase, IconFileDownload, IconId, IconKey, IconListDetails, IconPlug, IconRobot, IconStack2, IconTemplate, IconTool, IconUsersGroup, type Icon } from '@tabler/icons-react';
 
 /** The screens of this remote besides the agent workspace; the shell's navigation has one entry for all of them. */
 const SECTIONS: Array<{ to: string; label: string; icon: Icon }> = [
   { to: '', label: 'Agents', icon: IconRobot },
   { to: 'templates', label: 'Templates', icon: IconTemplate },
   { to: 'block-templates', label: 'Block templates', icon: IconStack2 },
+  { to: 'datasets', label: 'Datasets', icon: IconDatabase },
+  { to: 'ab-tests', label: 'A/B tests', icon: IconArrowsSplit },
   { to: 'groups', label: 'Groups', icon: IconUsersGroup },
   { to: 'runs', label: 'Runs', icon: IconListDetails },
   { to: 'tools', label: 'Tools', icon: IconTool },
