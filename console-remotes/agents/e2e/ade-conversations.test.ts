@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { ChatRequest, ScriptedModelServer } from '@engram/testing';
+import { screenshots } from '../../../console-shell/e2e/browser.js';
 import { poll, startAdeHarness, type AdeHarness } from './ade-harness.js';
 
 /*
@@ -14,6 +15,7 @@ let model: ScriptedModelServer;
 let page: Page;
 
 type Conversation = { id: string; summary: string | null; archived: boolean };
+type Listed = { message_type: string; content?: unknown };
 
 beforeAll(async () => {
   ade = await startAdeHarness({
@@ -70,8 +72,9 @@ describe("an agent's conversations in the chat", () => {
     // The thread's prompt has its own window: the model never saw the default conversation's turn.
     const boatPrompt = model.requests.find(saidLast('The boat is red.'));
     expect(JSON.stringify(boatPrompt?.messages)).not.toContain('The house is blue.');
-    const listed = await ade.v1<Array<{ message_type: string; content?: unknown }>>(`/conversations/${conversationId}/messages?order=asc`);
-    expect(listed.map((message) => [message.message_type, message.content])).toEqual([
+    // Token deltas show the answer before its step is stored.
+    const listed = async () => (await ade.v1<Listed[]>(`/conversations/${conversationId}/messages?order=asc`)).map((message) => [message.message_type, message.content]);
+    await poll(listed).toEqual([
       ['user_message', 'The boat is red.'],
       ['assistant_message', 'Noted for the boat.'],
     ]);
@@ -98,6 +101,12 @@ describe("an agent's conversations in the chat", () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await poll(currentConversation).toBe('Boat log');
     expect((await ade.v1<Conversation>(`/conversations/${conversationId}`)).summary).toBe('Boat log');
+    await screenshots(page, 'ade-07-conversation', {
+      phone: async (phone) => {
+        await phone.getByRole('tab', { name: 'Chat' }).click();
+        await poll(() => phone.getByTestId('conversation-current').isVisible()).toBe(true);
+      },
+    });
 
     await page.getByRole('button', { name: 'Archive conversation' }).click();
     await poll(currentConversation).toBe('Default conversation');
