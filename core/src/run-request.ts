@@ -1,4 +1,4 @@
-import type { ClientTool } from './agent-state.js';
+import type { AgentSnapshot, ClientTool } from './agent-state.js';
 
 /** One input of a send request, as stored on the run and consumed by the workflow's activities. */
 export type RunInputMessage = {
@@ -39,6 +39,11 @@ export type RunRequest = {
   assistantMessageToolName: string;
   assistantMessageToolKwarg: string;
   includeReturnMessageTypes: string[] | null;
+  /**
+   * The model configuration the run calls in place of its agent's: its conversation's overrides (model, model
+   * settings, context window) over the agent's, resolved when the run was accepted. Absent: the agent's.
+   */
+  llmConfig?: AgentSnapshot['llmConfig'];
 };
 
 export const DEFAULT_MAX_STEPS = 50;

@@ -17,10 +17,12 @@ export type RunContext = {
 export async function loadRunContext(db: Knex, organizationId: string, runId: string): Promise<RunContext> {
   const run = await Run.query(db).forOrg(organizationId).findById(runId);
   if (!run) throw new RunStateError(`run ${runId} does not exist`);
-  const snapshot = await loadAgentSnapshot(db, organizationId, run.agentId);
-  if (!snapshot) throw new RunStateError(`agent ${run.agentId} of run ${runId} no longer exists`);
-  const messageIds = await contextMessageIds(db, contextOwnerOf(run));
+  const agent = await loadAgentSnapshot(db, organizationId, run.agentId);
+  if (!agent) throw new RunStateError(`agent ${run.agentId} of run ${runId} no longer exists`);
   const request = run.request as unknown as RunRequest;
+  // A run in a conversation with model overrides calls the model its send resolved; everything else is the agent's.
+  const snapshot: AgentSnapshot = request.llmConfig ? { ...agent, llmConfig: request.llmConfig } : agent;
+  const messageIds = await contextMessageIds(db, contextOwnerOf(run));
   // With autoclear, each request starts from the system message alone; history stays stored and searchable.
   const contextIds = snapshot.messageBufferAutoclear ? messageIds.slice(0, 1) : messageIds;
   const inContext = await loadMessagesInOrder(db, organizationId, contextIds);

@@ -135,11 +135,11 @@ export function createServices(deps: ServiceDeps) {
   });
   const compactContext = createCompactContext({ db: deps.db, baseProviders: deps.baseProviders, secrets: deps.secrets });
   const messageHistory = createMessageHistoryService({ db: deps.db, compactContext });
-  const conversations = createConversationService({ db: deps.db, runs, messages, compactContext });
   const steps = createStepService({ db: deps.db, messages });
   const runLog = { follow: (options: FollowOptions) => followRunLog({ db: deps.db, notifications: deps.notifications }, options) };
   const providers = createProviderService({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders });
   const models = createModelService({ providers });
+  const conversations = createConversationService({ db: deps.db, runs, messages, compactContext, models });
   const batches = createBatchService({ db: deps.db, messageBatches: createMessageBatchClient({ client: deps.temporal, taskQueue: deps.taskQueue }) });
   const groups = createGroupService({
     db: deps.db,

@@ -75,6 +75,11 @@ export const CreateAgentSchema = z.object({
   memoryBlocks: z.array(MemoryBlockSchema),
 });
 
+/** A conversation's name (its `summary`); empty leaves it unnamed. */
+export const ConversationNameSchema = z.object({
+  name: z.string().check(z.trim(), z.maxLength(200, 'Name must be at most 200 characters long')),
+});
+
 /** The forms of the console, by name (see `validateForm`). */
 export const formSchemas = {
   signUp: SignUpSchema,
@@ -91,6 +96,7 @@ export const formSchemas = {
   apiKey: ApiKeySchema,
   memoryBlock: MemoryBlockSchema,
   createAgent: CreateAgentSchema,
+  conversationName: ConversationNameSchema,
 };
 
 /** Field → first message, for a form; empty when valid. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { plainText, toPromptMessages, type ModelSettings, type StoredMessage } from '@engram/core';
-import { Agent, contextMessageIds, loadMessagesInOrder, Message, recompileSystemMessage, setContextMessageIds, type Database, type SecretBox } from '@engram/db';
+import { plainText, toPromptMessages, type ModelSettings, type RunRequest, type StoredMessage } from '@engram/core';
+import { Agent, contextMessageIds, loadMessagesInOrder, Message, recompileSystemMessage, Run, setContextMessageIds, type Database, type SecretBox } from '@engram/db';
 import { createModelClient, type BaseProviderConfig } from '../llm/index.js';
 import { providerFor } from '../llm/provider-for.js';
 
@@ -61,6 +61,19 @@ function transcriptOf(messages: StoredMessage[]): string {
 }
 
 /**
+ * The model configuration a window is measured and summarized with: for a conversation, the one its latest run
+ * called (its overrides of model, settings and context window, as resolved when that run was sent), else the agent's.
+ */
+async function llmConfigOfWindow(db: Database, agent: Agent, conversationId: string | null): Promise<ModelSettings> {
+  if (conversationId) {
+    const latest = await Run.query(db).forOrg(agent.organizationId).where({ agentId: agent.id, conversationId }).orderBy('created_at', 'desc').first();
+    const overridden = (latest?.request as unknown as RunRequest | undefined)?.llmConfig;
+    if (overridden) return overridden;
+  }
+  return agent.llmConfig as ModelSettings;
+}
+
+/**
  * Sliding-window compaction: the oldest messages after the system message are summarized by the
  * agent's model and replaced by one summary message, until the rest fits in `keepFraction` of the
  * window. The cut always lands right before a user message, so no tool result loses its call.
@@ -71,13 +84,14 @@ export function createCompactContext(deps: Deps, settings: CompactionSettings = 
     const agent = await Agent.query(deps.db).forOrg(input.organizationId).findById(input.agentId);
     if (!agent) throw new Error(`agent ${input.agentId} does not exist`);
     const owner = { organizationId: input.organizationId, agentId: input.agentId, conversationId: input.conversationId ?? null };
+    const llmConfig = await llmConfigOfWindow(deps.db, agent, owner.conversationId);
     const context = await loadMessagesInOrder(deps.db, input.organizationId, await contextMessageIds(deps.db, owner));
     const [system, ...rest] = context;
     const before = context.length;
     const previousSummary = rest[0]?.role === 'summary' ? rest[0] : null;
     const estimatedPrompt = context.reduce((sum, message) => sum + estimateTokens(message), 0);
     const scale = input.observedPromptTokens && estimatedPrompt > 0 ? Math.max(1, input.observedPromptTokens / estimatedPrompt) : 1;
-    const budget = (agent.llmConfig.context_window * settings.keepFraction) / scale - estimateTokens(system ?? rest[0]!);
+    const budget = (llmConfig.context_window * settings.keepFraction) / scale - estimateTokens(system ?? rest[0]!);
     let keptTokens = rest.reduce((sum, message) => sum + estimateTokens(message), 0);
     let cut = previousSummary ? 1 : 0;
     for (let index = cut; index < rest.length && keptTokens > budget; index++) {
@@ -92,11 +106,10 @@ export function createCompactContext(deps: Deps, settings: CompactionSettings = 
       return { compacted: false, summary: previousSummary ? plainText(previousSummary.content) : null, numMessagesBefore: before, numMessagesAfter: before };
     }
 
-    const settingsOfAgent = agent.llmConfig as ModelSettings;
-    const client = createModelClient(await providerFor(deps, input.organizationId, settingsOfAgent));
+    const client = createModelClient(await providerFor(deps, input.organizationId, llmConfig));
     const turn = await client.complete(
       {
-        settings: { ...settingsOfAgent, max_tokens: null },
+        settings: { ...llmConfig, max_tokens: null },
         messages: [
           { role: 'system', content: SUMMARY_INSTRUCTIONS },
           { role: 'user', content: transcriptOf(evicted) },

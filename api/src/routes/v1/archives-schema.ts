@@ -74,7 +74,7 @@ export const MessageSearchResultResponse = z.object({
 
 export type MessageSearchResultWire = z.infer<typeof MessageSearchResultResponse>;
 
-const listResultFields = { message_id: z.string(), agent_id: z.string(), conversation_id: z.null(), created_at: z.string(), content: z.string() };
+const listResultFields = { message_id: z.string(), agent_id: z.string(), conversation_id: z.string().nullable(), created_at: z.string(), content: z.string() };
 
 /** `POST /messages/search` (client 1.x): a message with a text view, as a list result with its agent. */
 export const MessageListResultResponse = z.discriminatedUnion('message_type', [

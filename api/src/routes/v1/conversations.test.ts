@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { Run } from '@engram/db';
+import { Run, Step } from '@engram/db';
 import type { ChatRequest } from '@engram/testing';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
@@ -261,6 +261,99 @@ describe('conversations through the client', () => {
     const compiled = await client.conversations.recompile('default', { agent_id: agent.id });
     expect(compiled).toBe(dry);
     expect(await client.agents.recompile(agent.id)).toBe(compiled);
+  });
+});
+
+describe("a conversation's model overrides", () => {
+  it('runs with its model, model settings and context window, and compacts at its window', { timeout: 120_000 }, async () => {
+    const agent = await createAgent();
+    const conversation = await client.conversations.create({
+      agent_id: agent.id,
+      model: 'openai/gpt-4o',
+      model_settings: { provider_type: 'openai', temperature: 0.25, max_output_tokens: 300 },
+      context_window_limit: 20_000,
+    });
+    expect(conversation).toMatchObject({ model: 'openai/gpt-4o', context_window_limit: 20_000 });
+    // About 10,000 tokens by the usual estimate: most of the window the next step reports as used.
+    const longMessage = `Remember this: ${'kumquat '.repeat(5_000)}`;
+    model.enqueue({ type: 'text', text: 'Remembered.', match: saidLast(longMessage) });
+    await send(conversation.id, longMessage);
+    expect(promptOf(longMessage)).toMatchObject({ model: 'gpt-4o', temperature: 0.25, max_tokens: 300 });
+    const [run] = await Run.query(stack.db).where({ conversationId: conversation.id });
+    const [step] = await Step.query(stack.db).where({ runId: run!.id });
+    expect(step).toMatchObject({ model: 'gpt-4o', contextWindowLimit: 20_000 });
+
+    // The agent's own conversation keeps the agent's model.
+    model.enqueue({ type: 'text', text: 'Plain answer.', match: saidLast('in the default conversation') });
+    await client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'in the default conversation' }] });
+    expect(promptOf('in the default conversation')?.model).toBe('gpt-4o-mini');
+
+    // 19,000 of the conversation's 20,000 tokens used: past the compaction threshold (it would not be in the agent's window).
+    model.enqueue(
+      { type: 'text', text: 'Short answer.', match: saidLast('and now?'), usage: { prompt_tokens: 19_000 } },
+      { type: 'text', text: 'The user asked to remember kumquats.', match: (request) => textOf(request.messages[0]?.content).includes('You maintain the long-term memory') },
+    );
+    await send(conversation.id, 'and now?');
+    const summaryRequest = model.requests.find((request) => textOf(request.messages[0]?.content).includes('You maintain the long-term memory'));
+    expect(summaryRequest?.model).toBe('gpt-4o');
+    expect(textOf(summaryRequest?.messages[1]?.content)).toContain('kumquat kumquat');
+    const history = await client.conversations.messages.list(conversation.id, { order: 'asc' });
+    const window = (await client.conversations.retrieve(conversation.id)).in_context_message_ids!;
+    // System message, the summary, then the last turn; the long message left the window (it stays in the history).
+    expect(window).toHaveLength(4);
+    expect(history.items.map((message) => ('content' in message ? textOf(message.content) : ''))).toContainEqual(
+      expect.stringMatching(/^Summary of the earlier conversation \(2 messages\):\nThe user asked to remember kumquats\.$/),
+    );
+  });
+
+  it('refuses a model override whose provider is not configured', async () => {
+    const agent = await createAgent();
+    const refused = await api('/conversations/?agent_id=' + agent.id, { method: 'POST', body: JSON.stringify({ model: 'nowhere/some-model' }) });
+    expect(refused.status).toBe(400);
+    const conversation = await client.conversations.create({ agent_id: agent.id });
+    const badUpdate = await api(`/conversations/${conversation.id}`, { method: 'PATCH', body: JSON.stringify({ model: 'nowhere/some-model' }) });
+    expect(badUpdate.status).toBe(400);
+    expect((await client.conversations.retrieve(conversation.id)).model).toBeNull();
+  });
+});
+
+describe("messages by conversation", () => {
+  it('lists and searches one conversation, and search results name their conversation', { timeout: 60_000 }, async () => {
+    const agent = await createAgent();
+    const other = await createAgent();
+    const conversation = await client.conversations.create({ agent_id: agent.id });
+    model.enqueue(
+      { type: 'text', text: 'Persimmons ripen in autumn.', match: saidLast('persimmon in a thread') },
+      { type: 'text', text: 'Persimmons are sweet.', match: saidLast('persimmon at home') },
+    );
+    await send(conversation.id, 'persimmon in a thread');
+    await client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'persimmon at home' }] });
+
+    const inThread = await client.agents.messages.list(agent.id, { conversation_id: conversation.id, order: 'asc' });
+    expect(inThread.items.map((message) => ('content' in message ? message.content : null))).toEqual(['persimmon in a thread', 'Persimmons ripen in autumn.']);
+    const atHome = await client.agents.messages.list(agent.id, { conversation_id: 'default', order: 'asc' });
+    expect(atHome.items.map((message) => ('content' in message ? message.content : null))).toEqual(['persimmon at home', 'Persimmons are sweet.']);
+    expect((await api(`/agents/${other.id}/messages?conversation_id=${conversation.id}`)).status).toBe(404);
+
+    const found = await client.messages.search({ query: 'persimmon', search_mode: 'fts', conversation_id: conversation.id });
+    expect(found.map((result) => ['content' in result ? result.content : null, result.conversation_id, result.agent_id])).toEqual(
+      expect.arrayContaining([
+        ['persimmon in a thread', conversation.id, agent.id],
+        ['Persimmons ripen in autumn.', conversation.id, agent.id],
+      ]),
+    );
+    expect(found).toHaveLength(2);
+    const foundAtHome = await client.messages.search({ query: 'persimmon', search_mode: 'fts', agent_id: agent.id, conversation_id: 'default' });
+    expect(foundAtHome.map((result) => ['content' in result ? result.content : null, result.conversation_id]).sort()).toEqual([
+      ['Persimmons are sweet.', null],
+      ['persimmon at home', null],
+    ]);
+    const unknown = await api('/messages/search', { method: 'POST', body: JSON.stringify({ query: 'persimmon', conversation_id: 'conv-00000000-0000-4000-8000-000000000000' }) });
+    expect(unknown.status).toBe(404);
+
+    const ranked = await api('/agents/messages/search', { method: 'POST', body: JSON.stringify({ query: 'ripen autumn', search_mode: 'fts' }) });
+    const rankedBody = (await ranked.json()) as Array<{ message: { conversation_id: string | null; agent_id: string } }>;
+    expect(rankedBody.filter((result) => result.message.agent_id === agent.id).map((result) => result.message.conversation_id)).toEqual([conversation.id]);
   });
 });
 

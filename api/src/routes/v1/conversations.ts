@@ -170,16 +170,15 @@ export function conversationRoutes(services: AppServices, settings: StreamSettin
       },
       async (request, reply) => {
         const { agent_id: agentId, ...body } = request.body;
-        const { agent, conversation } = await conversations.resolve(requireContext(request), {
+        const ctx = requireContext(request);
+        const { agent, conversation } = await conversations.resolve(ctx, {
           conversationId: request.params.conversation_id,
           agentId,
           agentIdLoc: ['body', 'agent_id'],
         });
-        if (body.streaming === false) {
-          assertStreamFieldsNeedStreaming(body);
-          return answerRun(request, reply, agent.id, body, conversation?.id ?? null);
-        }
-        return streamRun(request, reply, agent.id, body, conversation?.id ?? null);
+        if (body.streaming === false) assertStreamFieldsNeedStreaming(body);
+        const scope = { conversationId: conversation?.id ?? null, llmConfig: await conversations.llmConfigFor(ctx, agent, conversation) };
+        return body.streaming === false ? answerRun(request, reply, agent.id, body, scope) : streamRun(request, reply, agent.id, body, scope);
       },
     );
 

@@ -245,15 +245,19 @@ function messageContent(content: InitialMessageInput['content']): ContentPart[] 
   return typeof content === 'string' ? [{ type: 'text', text: content }] : content.map((part) => ({ ...part }));
 }
 
-function applyModelSettings(config: LlmConfig, input: ModelInput): LlmConfig {
-  const settings = input.model_settings ?? {};
+/** `config` with the generation knobs of `model_settings` that are set (a conversation's overrides use it too). */
+export function withModelSettings(config: LlmConfig, settings: ModelSettingsInput): LlmConfig {
   return {
     ...config,
     ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
     ...(settings.max_output_tokens !== undefined ? { max_tokens: settings.max_output_tokens } : {}),
     ...(settings.parallel_tool_calls !== undefined ? { parallel_tool_calls: settings.parallel_tool_calls } : {}),
-    ...(input.parallel_tool_calls != null ? { parallel_tool_calls: input.parallel_tool_calls } : {}),
   };
+}
+
+function applyModelSettings(config: LlmConfig, input: ModelInput): LlmConfig {
+  const withSettings = withModelSettings(config, input.model_settings ?? {});
+  return input.parallel_tool_calls != null ? { ...withSettings, parallel_tool_calls: input.parallel_tool_calls } : withSettings;
 }
 
 /** The user's rules, plus the base rules for tools the user set no rule of the same kind for. */

@@ -1,6 +1,8 @@
-import { Agent, Message, type Database, type MessageRole } from '@engram/db';
+import { Agent, Conversation, Message, type Database, type MessageRole } from '@engram/db';
 import { embedLocally, anyWordQuery, fuseRankings, type FusedRank, type SearchMode, dot } from '@engram/integrations/archival';
+import { NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
+import { DEFAULT_CONVERSATION } from '../conversations/conversation-service.js';
 import { findAgent } from '../agents/agent-views.js';
 import { searchBounds } from './archival-support.js';
 
@@ -10,6 +12,8 @@ export type MessageSearchInput = {
   /** Default: user and assistant messages, the conversation itself (the system message is the compiled prompt). */
   roles?: MessageRole[] | undefined;
   agentId?: string | undefined;
+  /** Only this conversation's own messages; `default`: only those of agents' own histories (of `agentId`'s, with it). */
+  conversationId?: string | undefined;
   projectId?: string | undefined;
   limit: number;
   startDate?: string | null | undefined;
@@ -52,6 +56,11 @@ export function createMessageSearchService(deps: MessageSearchServiceDeps) {
   return {
     async search(ctx: RequestContext, input: MessageSearchInput): Promise<RankedMessage[]> {
       if (input.agentId) await findAgent(db, ctx.organizationId, input.agentId);
+      const inDefault = input.conversationId === DEFAULT_CONVERSATION;
+      if (input.conversationId && !inDefault) {
+        const conversation = await Conversation.query(db).forOrg(ctx.organizationId).findById(input.conversationId).whereNull('deletedAt');
+        if (!conversation) throw new NotFoundError('Conversation');
+      }
       const { start, end } = searchBounds({ start: input.startDate, end: input.endDate }, 'UTC', {
         start: ['body', 'start_date'],
         end: ['body', 'end_date'],
@@ -61,6 +70,8 @@ export function createMessageSearchService(deps: MessageSearchServiceDeps) {
           .forOrg(ctx.organizationId)
           .whereIn('messages.role', input.roles?.length ? input.roles : DEFAULT_ROLES);
         if (input.agentId) query.where('messages.agent_id', input.agentId);
+        if (inDefault) query.whereNull('messages.conversation_id');
+        else if (input.conversationId) query.where('messages.conversation_id', input.conversationId);
         if (input.projectId) {
           query.whereExists(Agent.query(db).whereColumn('agents.id', 'messages.agent_id').where('agents.project_id', input.projectId));
         }

@@ -1,10 +1,12 @@
-import { contextMessageIds, Conversation, Message, newId, recompileSystemMessage, Run, type Agent, type Database } from '@engram/db';
+import { contextMessageIds, Conversation, Message, newId, recompileSystemMessage, Run, type Agent, type Database, type LlmConfig } from '@engram/db';
 import { classifyProviderError, ModelCallError } from '@engram/integrations/llm';
 import type { LettaMessage } from '@engram/core';
 import { BadRequestError, NotFoundError, UnprocessableError, UpstreamError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
+import { withModelSettings, type ModelSettingsInput } from '../agents/agent-service.js';
 import type { ListMessagesQuery, MessageService } from '../messages/message-service.js';
 import type { CompactContext } from '../messages/message-history-service.js';
+import type { ModelService } from '../models/model-service.js';
 import type { RunService } from '../runs/run-service.js';
 import { keysetPage } from '../shared/paging.js';
 
@@ -48,6 +50,7 @@ export type ConversationServiceDeps = {
   runs: Pick<RunService, 'requireAgent' | 'cancelAgentRuns' | 'cancelRun'>;
   messages: Pick<MessageService, 'listAgentMessages' | 'listConversationMessages'>;
   compactContext: CompactContext;
+  models: Pick<ModelService, 'resolveLlmConfig'>;
 };
 
 /**
@@ -69,9 +72,12 @@ export function createConversationService(deps: ConversationServiceDeps) {
       return { agent: await deps.runs.requireAgent(ctx, address.agentId), conversation: null };
     }
     if (address.conversationId.startsWith('agent-')) {
+      if (address.agentId && address.agentId !== address.conversationId) throw new NotFoundError('Conversation');
       return { agent: await deps.runs.requireAgent(ctx, address.conversationId), conversation: null };
     }
     const conversation = await requireConversation(ctx, address.conversationId);
+    // Named beside an agent, the conversation must be that agent's.
+    if (address.agentId && address.agentId !== conversation.agentId) throw new NotFoundError('Conversation');
     return { agent: await deps.runs.requireAgent(ctx, conversation.agentId), conversation };
   }
 
@@ -118,17 +124,37 @@ export function createConversationService(deps: ConversationServiceDeps) {
     });
   }
 
+  /** A model override names a configured provider (checked when set, as an agent's model is). */
+  async function assertModelResolves(ctx: RequestContext, model: string | null | undefined): Promise<void> {
+    if (model) await deps.models.resolveLlmConfig(ctx, model);
+  }
+
+  /**
+   * The model configuration a run in this conversation calls: the agent's, with the conversation's overrides
+   * (a model handle resolved afresh, then its model settings and context window); null when it overrides nothing.
+   */
+  async function llmConfigFor(ctx: RequestContext, agent: Agent, conversation: Conversation | null): Promise<LlmConfig | null> {
+    if (!conversation || (!conversation.model && !conversation.modelSettings && conversation.contextWindowLimit === null)) return null;
+    const base = conversation.model ? await deps.models.resolveLlmConfig(ctx, conversation.model) : agent.llmConfig;
+    const withSettings = withModelSettings(base, (conversation.modelSettings ?? {}) as ModelSettingsInput);
+    return conversation.contextWindowLimit === null ? withSettings : { ...withSettings, context_window: conversation.contextWindowLimit };
+  }
+
   return {
     resolve,
+    llmConfigFor,
 
     async create(ctx: RequestContext, agentId: string, fields: ConversationFields & { hidden?: boolean | undefined }): Promise<Conversation> {
-      return insertConversation(ctx, await deps.runs.requireAgent(ctx, agentId), fields);
+      const agent = await deps.runs.requireAgent(ctx, agentId);
+      await assertModelResolves(ctx, fields.model);
+      return insertConversation(ctx, agent, fields);
     },
 
     retrieve: requireConversation,
 
     async update(ctx: RequestContext, conversationId: string, update: ConversationUpdate): Promise<Conversation> {
       const conversation = await requireConversation(ctx, conversationId);
+      await assertModelResolves(ctx, update.model);
       const patch: Partial<Conversation> = { lastUpdatedById: ctx.userId };
       if (update.summary !== undefined) patch.summary = update.summary;
       if (update.description !== undefined) patch.description = update.description;

@@ -14,6 +14,8 @@ export type SendOptions = {
   callbackUrl: string | null;
   /** The conversation the send is to (checked to be the agent's by the caller); absent for the agent's default one. */
   conversationId?: string | null;
+  /** The conversation's model overrides over the agent's configuration (`llmConfigFor`); absent: the agent's own. */
+  llmConfig?: Agent['llmConfig'] | null;
 };
 
 const ACTIVE: RunStatus[] = ['created', 'running'];
@@ -182,10 +184,11 @@ export function createRunService(deps: RunServiceDeps) {
         if (existing) return { run: existing, created: false };
       }
       await deps.admitCloudAccess?.(ctx.organizationId, ctx.userId);
-      await deps.admitBilledRun?.(ctx.organizationId, agent.llmConfig);
+      const llmConfig = options.llmConfig ?? agent.llmConfig;
+      await deps.admitBilledRun?.(ctx.organizationId, llmConfig);
       const runId = newId('run');
       // Last of the checks: it counts the run's first model call.
-      await deps.admitModelRequest?.(ctx.organizationId, runId, agent.llmConfig);
+      await deps.admitModelRequest?.(ctx.organizationId, runId, llmConfig);
       const now = new Date();
       const inputs = inputMessageRows({ id: runId, organizationId: ctx.organizationId, agentId, conversationId }, request.messages, now);
       // The input is stored with the run, before any model call: whatever happens to the turn, what the user
@@ -209,7 +212,7 @@ export function createRunService(deps: RunServiceDeps) {
               assistant_message_tool_kwarg: request.assistantMessageToolKwarg,
               include_return_message_types: request.includeReturnMessageTypes,
             },
-            request: request as unknown as Record<string, unknown>,
+            request: (options.llmConfig ? { ...request, llmConfig: options.llmConfig } : request) as unknown as Record<string, unknown>,
             idempotencyKey: key,
             pendingInputIds: inputs.map((input) => input.id),
             callbackUrl: options.callbackUrl,

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type RefObject } from 'react';
+import { useEffect, useRef, useState, type ReactNode, type RefObject } from 'react';
 import {
   ActionIcon,
   Box,
@@ -89,8 +89,8 @@ function Composer({
   );
 }
 
-/** The conversation with the agent: history, the live turn, inline approvals, and the composer. */
-export function ChatPanel({ chat }: { chat: Chat }) {
+/** The conversation with the agent: history, the live turn, inline approvals, and the composer; `header` goes above. */
+export function ChatPanel({ chat, header }: { chat: Chat; header?: ReactNode }) {
   const viewport = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
   const pending = new Set(pendingApprovals(chat.transcript).map((message) => message.id));
@@ -126,6 +126,7 @@ export function ChatPanel({ chat }: { chat: Chat }) {
   const latestStop = chat.transcript.entries.findLast((entry) => entry.kind === 'stop')?.key;
   return (
     <Stack gap={0} h="100%" style={{ minHeight: 0 }}>
+      {header}
       <ScrollArea
         style={{ flex: 1 }}
         viewportRef={viewport}

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useV1, type SendMessagesBody, type V1Client, type WireMessage } from '@engram/console-kit';
 import { agentKeys } from '../queries.js';
+import { cancelConversation, listConversationMessages, listConversationRuns, streamConversationMessages } from './conversations-api.js';
 import { emptyTranscript, fromHistory, StreamReader, toolNameFor, type Transcript } from './transcript.js';
 
 /**
@@ -10,11 +11,14 @@ import { emptyTranscript, fromHistory, StreamReader, toolNameFor, type Transcrip
  */
 type RunProgress = { runId: string; lastSeq: number };
 
-const progressKey = (agentId: string) => `engram.ade.run.${agentId}`;
+/** A conversation of an agent: null is the agent's own history (its default conversation). */
+type ChatTarget = { agentId: string; conversationId: string | null };
 
-function readProgress(agentId: string): RunProgress | null {
+const progressKey = ({ agentId, conversationId }: ChatTarget) => `engram.ade.run.${agentId}${conversationId ? `.${conversationId}` : ''}`;
+
+function readProgress(target: ChatTarget): RunProgress | null {
   try {
-    const value = JSON.parse(sessionStorage.getItem(progressKey(agentId)) ?? 'null') as RunProgress | null;
+    const value = JSON.parse(sessionStorage.getItem(progressKey(target)) ?? 'null') as RunProgress | null;
     return value && typeof value.runId === 'string' && typeof value.lastSeq === 'number' ? value : null;
   } catch {
     return null;
@@ -27,19 +31,24 @@ const RECONNECTS = 3;
 
 export type ChatStatus = 'loading' | 'idle' | 'streaming' | 'resuming' | 'cancelling';
 
-async function loadRecord(v1: V1Client, agentId: string, before?: string) {
+const RUNS_SHOWN = 50;
+
+/** A page of the conversation's history, and its latest runs (the agent's other conversations' runs left out). */
+async function loadRecord(v1: V1Client, { agentId, conversationId }: ChatTarget, before?: string) {
+  const page = { limit: HISTORY_PAGE, ...(before ? { before } : {}) };
   const [history, runs] = await Promise.all([
-    v1.listMessages(agentId, { limit: HISTORY_PAGE, ...(before ? { before } : {}) }),
-    v1.listRuns({ agent_id: agentId, limit: 50 }),
+    conversationId ? listConversationMessages(conversationId, page) : v1.listMessages(agentId, page),
+    conversationId ? listConversationRuns(agentId, conversationId, RUNS_SHOWN) : v1.listRuns({ agent_id: agentId, limit: RUNS_SHOWN }),
   ]);
-  return { history, runs };
+  return { history, runs: runs.filter((run) => (run.conversation_id ?? null) === conversationId) };
 }
 
 /**
- * The agent's chat: history, sending with token streaming, approvals, cancel, and resuming the
- * running turn after a reload without showing anything twice (see transcript.ts).
+ * The chat of one of the agent's conversations (`conversationId` null: its own history): history, sending with token
+ * streaming, approvals, cancel, and resuming the running turn after a reload without showing anything twice (see
+ * transcript.ts).
  */
-export function useChat(agentId: string) {
+export function useChat(agentId: string, conversationId: string | null) {
   const v1 = useV1();
   const queryClient = useQueryClient();
   const [transcript, setTranscriptState] = useState<Transcript>(emptyTranscript);
@@ -59,12 +68,12 @@ export function useChat(agentId: string) {
     setTranscriptState(next);
   }, []);
 
-  // Another agent (or another organization's client) starts over from an empty transcript, loading. Adjusted while
-  // rendering, as React does for state that follows a prop, so one agent's messages never show under another's name;
-  // the load effect below empties transcriptRef and fetches the history.
-  const [shownFor, setShownFor] = useState({ agentId, v1 });
-  if (shownFor.agentId !== agentId || shownFor.v1 !== v1) {
-    setShownFor({ agentId, v1 });
+  // Another agent or conversation (or another organization's client) starts over from an empty transcript, loading.
+  // Adjusted while rendering, as React does for state that follows a prop, so one conversation's messages never show
+  // under another's name; the load effect below empties transcriptRef and fetches the history.
+  const [shownFor, setShownFor] = useState({ agentId, conversationId, v1 });
+  if (shownFor.agentId !== agentId || shownFor.conversationId !== conversationId || shownFor.v1 !== v1) {
+    setShownFor({ agentId, conversationId, v1 });
     setStatus('loading');
     setTranscriptState(emptyTranscript);
   }
@@ -84,14 +93,14 @@ export function useChat(agentId: string) {
 
   /** Replaces the transcript with the server's record (the authoritative text of streamed messages). */
   const reload = useCallback(async () => {
-    const { history, runs } = await loadRecord(v1, agentId);
+    const { history, runs } = await loadRecord(v1, { agentId, conversationId });
     // Keep the earlier pages the user loaded: anything known that the newest page lacks is older.
     const newest = new Set(history.map((message) => `${message.id}:${message.message_type}`));
     const older = historyRef.current.filter((message) => !newest.has(`${message.id}:${message.message_type}`));
     historyRef.current = [...older, ...history];
     if (older.length === 0) setHasEarlier(history.length >= HISTORY_PAGE);
     setTranscript(fromHistory(transcriptRef.current, historyRef.current, runs));
-  }, [v1, agentId, setTranscript]);
+  }, [v1, agentId, conversationId, setTranscript]);
 
   /** Reads one stream to its end; returns whether the run finished (a stop reason arrived). */
   const follow = useCallback(
@@ -103,7 +112,7 @@ export function useChat(agentId: string) {
         setTranscript(reader.apply(transcriptRef.current, frame));
         if (reader.runId) {
           runRef.current = { runId: reader.runId, lastSeq: reader.lastSeq };
-          sessionStorage.setItem(progressKey(agentId), JSON.stringify(runRef.current));
+          sessionStorage.setItem(progressKey({ agentId, conversationId }), JSON.stringify(runRef.current));
         }
         if (frame.message_type === 'tool_return_message') {
           // A memory tool changed a block: the panel shows the new value and size at once.
@@ -114,18 +123,18 @@ export function useChat(agentId: string) {
       }
       return finished;
     },
-    [agentId, refreshLive, setTranscript],
+    [agentId, conversationId, refreshLive, setTranscript],
   );
 
   const finishTurn = useCallback(async () => {
     runRef.current = null;
     abortRef.current = null;
-    sessionStorage.removeItem(progressKey(agentId));
+    sessionStorage.removeItem(progressKey({ agentId, conversationId }));
     refreshLive('all');
     // Idle only once the record is in: a message sent meanwhile would be lost by the rebuild.
     await reload().catch(() => undefined);
     setStatus('idle');
-  }, [agentId, refreshLive, reload]);
+  }, [agentId, conversationId, refreshLive, reload]);
 
   const run = useCallback(
     async (start: (signal: AbortSignal) => AsyncGenerator<WireMessage>, reader: StreamReader, mode: 'streaming' | 'resuming') => {
@@ -165,19 +174,21 @@ export function useChat(agentId: string) {
   useEffect(() => {
     let cancelled = false;
     transcriptRef.current = emptyTranscript;
+    // A run followed in the conversation shown before is no longer this chat's to cancel.
+    runRef.current = null;
     void (async () => {
       try {
-        const { history, runs } = await loadRecord(v1, agentId);
+        const { history, runs } = await loadRecord(v1, { agentId, conversationId });
         if (cancelled) return;
         historyRef.current = history;
         setHasEarlier(history.length >= HISTORY_PAGE);
         setTranscript(fromHistory(emptyTranscript, history, runs));
-        // The run this tab followed (from where it got to), else any run of the agent still going.
+        // The run this tab followed (from where it got to), else any run of the conversation still going.
         const active = runs.find((candidate) => candidate.status === 'created' || candidate.status === 'running');
-        const saved = readProgress(agentId);
+        const saved = readProgress({ agentId, conversationId });
         const progress = active ? (saved?.runId === active.id ? saved : { runId: active.id, lastSeq: 0 }) : null;
         if (!progress) {
-          sessionStorage.removeItem(progressKey(agentId));
+          sessionStorage.removeItem(progressKey({ agentId, conversationId }));
           setStatus('idle');
           return;
         }
@@ -197,14 +208,19 @@ export function useChat(agentId: string) {
       generationRef.current += 1;
       abortRef.current?.abort();
     };
-  }, [v1, agentId, run, setTranscript]);
+  }, [v1, agentId, conversationId, run, setTranscript]);
 
   const send = useCallback(
     async (body: SendMessagesBody) => {
       const reader = new StreamReader();
-      await run((signal) => v1.streamMessages(agentId, { ...body, stream_tokens: true, include_pings: true }, signal), reader, 'streaming');
+      const streamed = { ...body, stream_tokens: true, include_pings: true };
+      await run(
+        (signal) => (conversationId ? streamConversationMessages(conversationId, streamed, signal) : v1.streamMessages(agentId, streamed, signal)),
+        reader,
+        'streaming',
+      );
     },
-    [v1, agentId, run],
+    [v1, agentId, conversationId, run],
   );
 
   const sendText = useCallback(
@@ -229,23 +245,24 @@ export function useChat(agentId: string) {
     const current = runRef.current;
     setStatus('cancelling');
     try {
-      await v1.cancelRuns(agentId, current ? [current.runId] : undefined);
+      if (current) await v1.cancelRuns(agentId, [current.runId]);
+      else await cancelConversation(agentId, conversationId);
     } catch (caught) {
       setError(caught);
     }
     // If the stream does not end by itself soon, stop reading it.
     const aborter = abortRef.current;
     setTimeout(() => aborter?.abort(), 5000);
-  }, [v1, agentId]);
+  }, [v1, agentId, conversationId]);
 
   const loadEarlier = useCallback(async () => {
     const first = historyRef.current[0];
     if (!first) return;
-    const { history, runs } = await loadRecord(v1, agentId, first.id);
+    const { history, runs } = await loadRecord(v1, { agentId, conversationId }, first.id);
     historyRef.current = [...history, ...historyRef.current];
     setHasEarlier(history.length >= HISTORY_PAGE);
     setTranscript(fromHistory(transcriptRef.current, historyRef.current, runs));
-  }, [v1, agentId, setTranscript]);
+  }, [v1, agentId, conversationId, setTranscript]);
 
   return { transcript, status, error, hasEarlier, sendText, answerApproval, cancel, loadEarlier, dismissError: () => setError(null) };
 }

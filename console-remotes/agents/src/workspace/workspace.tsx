@@ -43,6 +43,7 @@ import { ShareAgentButton } from '../sharing/share-dialogs.js';
 import { ArchivalPanel } from './archival-panel.js';
 import { ChatPanel } from './chat-panel.js';
 import { ContextPanel } from './context-panel.js';
+import { ConversationBar, useConversationLocation } from './conversation-list.js';
 import { FilesPanel } from './files-panel.js';
 import { MemoryPanel } from './memory-panel.js';
 import { RunsPanel } from './runs-panel.js';
@@ -304,7 +305,8 @@ export function AgentWorkspace() {
  */
 export function AgentWorkspaceView({ agentId, header, templatePanel }: { agentId: string; header?: ReactNode; templatePanel?: ReactNode }) {
   const agent = useAgent(agentId);
-  const chat = useChat(agentId);
+  const conversation = useConversationLocation();
+  const chat = useChat(agentId, conversation.conversationId);
   const wide = useMediaQuery('(min-width: 62em)', true);
   const panels = templatePanel === undefined ? PANELS : TEMPLATE_PANELS;
   const firstPanel = panels[0]!.id;
@@ -316,7 +318,7 @@ export function AgentWorkspaceView({ agentId, header, templatePanel }: { agentId
   const height = 'calc(100dvh - var(--app-shell-header-offset, 60px) - 2 * var(--app-shell-padding, 16px))';
   const chatCard = (
     <Card withBorder radius="lg" p={0} h="100%" data-testid="chat-panel">
-      <ChatPanel chat={chat} />
+      <ChatPanel chat={chat} header={<ConversationBar agentId={agentId} conversationId={conversation.conversationId} onSelect={conversation.select} />} />
     </Card>
   );
 

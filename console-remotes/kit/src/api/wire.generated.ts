@@ -742,6 +742,7 @@ export type InternalMessage = {
   denial_reason?: string | null;
   group_id?: string | null;
   batch_item_id?: string | null;
+  conversation_id?: string | null;
   step_id: string | null;
   run_id: string | null;
   is_err: boolean | null;

@@ -22,7 +22,7 @@ const AgentMessageSearchBody = z.object({
   template_id: z.string().nullish(),
 });
 
-/** The 1.x client's body; a conversation is the agent's one history here, so `conversation_id` does not narrow it. */
+/** The 1.x client's body: `conversation_id` narrows to one conversation (`default`: agents' own histories). */
 const MessageSearchBody = z.object({
   ...searchFields,
   agent_id: z.string().nullish(),
@@ -64,7 +64,7 @@ export function messageSearchRoutes(services: AppServices): FastifyPluginAsyncZo
           tags: ['messages'],
           summary: "Search the organization's messages (the 1.x client's shape)",
           body: MessageSearchBody,
-          response: { 200: z.array(MessageListResultResponse), ...errorResponses(422) },
+          response: { 200: z.array(MessageListResultResponse), ...errorResponses(404, 422) },
         },
       },
       async (request) => {
@@ -73,6 +73,7 @@ export function messageSearchRoutes(services: AppServices): FastifyPluginAsyncZo
           query: body.query,
           searchMode: body.search_mode,
           agentId: body.agent_id ?? undefined,
+          conversationId: body.conversation_id ?? undefined,
           limit: body.limit,
           startDate: body.start_date,
           endDate: body.end_date,

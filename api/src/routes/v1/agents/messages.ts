@@ -192,26 +192,30 @@ export function assertStreamFieldsNeedStreaming(body: SendBody): void {
  * Starting a run for a send and answering it: as Server-Sent Events, or as one `LettaResponse` once it ends.
  * `conversationId` sends to one of the agent's conversations (absent: its default one).
  */
+/** Where a send goes besides its agent: a conversation, and the model configuration its overrides make. */
+export type SendScope = Pick<SendOptions, 'conversationId' | 'llmConfig'>;
+
 export function createSender(services: AppServices, settings: StreamSettings) {
   const follow = (organizationId: string, runId: string, after: number, signal: AbortSignal, includeDeltas: boolean) =>
     services.runLog.follow({ organizationId, runId, after, signal, pollIntervalMs: settings.pollIntervalMs, batchSize: 500, includeDeltas });
 
-  async function startRun(request: FastifyRequest, reply: FastifyReply, agentId: string, body: SendBody, streaming: boolean, conversationId?: string | null) {
+  async function startRun(request: FastifyRequest, reply: FastifyReply, agentId: string, body: SendBody, streaming: boolean, scope: SendScope) {
     const ctx = requireContext(request);
     const runRequest = toRunRequest(body);
     const options: SendOptions = {
       runType: streaming ? 'send_message_streaming' : 'send_message',
       background: body.background ?? false,
       callbackUrl: null,
-      conversationId: conversationId ?? null,
+      conversationId: scope.conversationId ?? null,
+      llmConfig: scope.llmConfig ?? null,
     };
     const { run } = await services.runs.createRun(ctx, agentId, runRequest, options);
     reply.header('x-run-id', run.id);
     return { ctx, run, runRequest };
   }
 
-  async function streamRun(request: FastifyRequest, reply: FastifyReply, agentId: string, body: SendBody, conversationId?: string | null): Promise<FastifyReply> {
-    const { ctx, run, runRequest } = await startRun(request, reply, agentId, body, true, conversationId);
+  async function streamRun(request: FastifyRequest, reply: FastifyReply, agentId: string, body: SendBody, scope: SendScope = {}): Promise<FastifyReply> {
+    const { ctx, run, runRequest } = await startRun(request, reply, agentId, body, true, scope);
     const channel = openSse(request, reply, { 'x-run-id': run.id });
     await streamRunOutput(channel, follow(ctx.organizationId, run.id, 0, channel.signal, runRequest.streamTokens), {
       runId: run.id,
@@ -223,8 +227,8 @@ export function createSender(services: AppServices, settings: StreamSettings) {
     return reply;
   }
 
-  async function answerRun(request: FastifyRequest, reply: FastifyReply, agentId: string, body: SendBody, conversationId?: string | null): Promise<LettaResponseWire> {
-    const { ctx, run, runRequest } = await startRun(request, reply, agentId, body, false, conversationId);
+  async function answerRun(request: FastifyRequest, reply: FastifyReply, agentId: string, body: SendBody, scope: SendScope = {}): Promise<LettaResponseWire> {
+    const { ctx, run, runRequest } = await startRun(request, reply, agentId, body, false, scope);
     const aborter = new AbortController();
     request.raw.once('close', () => {
       if (!reply.sent) aborter.abort();
@@ -326,6 +330,8 @@ export function messageRoutes(services: AppServices, settings: StreamSettings): 
             order: z.enum(['asc', 'desc']).default('desc'),
             order_by: z.literal('created_at').optional(),
             group_id: z.string().optional(),
+            /** One of the agent's conversations (`default`: its own history, as without it). */
+            conversation_id: z.string().min(1).max(200).optional(),
             use_assistant_message: z.enum(['true', 'false']).default('true'),
             assistant_message_tool_name: z.string().default('send_message'),
             assistant_message_tool_kwarg: z.string().default('message'),
@@ -336,7 +342,8 @@ export function messageRoutes(services: AppServices, settings: StreamSettings): 
       },
       async (request) => {
         const query = request.query;
-        return services.messages.listAgentMessages(requireContext(request), request.params.agent_id, {
+        const ctx = requireContext(request);
+        const listQuery = {
           before: query.before,
           after: query.after,
           limit: query.limit,
@@ -346,7 +353,10 @@ export function messageRoutes(services: AppServices, settings: StreamSettings): 
           assistantMessageToolKwarg: query.assistant_message_tool_kwarg,
           includeErr: query.include_err === 'true',
           groupId: query.group_id,
-        });
+        };
+        if (query.conversation_id === undefined) return services.messages.listAgentMessages(ctx, request.params.agent_id, listQuery);
+        const address = { conversationId: query.conversation_id, agentId: request.params.agent_id, agentIdLoc: ['path', 'agent_id'] };
+        return services.conversations.listMessages(ctx, address, listQuery);
       },
     );
   };

@@ -46,6 +46,8 @@ export const InternalMessageResponse = z
     denial_reason: z.string().nullish(),
     group_id: z.string().nullish(),
     batch_item_id: z.string().nullish(),
+    /** The conversation the message belongs to; null in the agent's own (default) history. */
+    conversation_id: z.string().nullish(),
     step_id: z.string().nullable(),
     run_id: z.string().nullable(),
     is_err: z.boolean().nullable(),
