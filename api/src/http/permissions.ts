@@ -286,6 +286,7 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'POST /v1/conversations': needs('message_agents'),
   'PATCH /v1/conversations/:conversation_id': needs('message_agents'),
   'DELETE /v1/conversations/:conversation_id': needs('message_agents'),
+  'POST /v1/conversations/:conversation_id/messages': needs('message_agents'),
   'POST /v1/conversations/:conversation_id/cancel': needs('message_agents'),
   'POST /v1/conversations/:conversation_id/fork': needs('message_agents'),
   'POST /v1/conversations/:conversation_id/stream': needs(agents.read),
