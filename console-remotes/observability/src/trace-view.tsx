@@ -4,51 +4,14 @@ import { Badge, Box, Code, Group, Paper, ScrollArea, SimpleGrid, Stack, Table, T
 import { observabilityApi, observabilityKeys, type TraceSpan } from './observability-api.js';
 import { useProjectAgents } from './filters.js';
 import { formatMs, Loaded, Section, SectionLink } from './shared.js';
-
-/** What a span is, from its name (the GenAI conventions' operations, core/src/trace-attributes.ts). */
-type SpanCategory = 'run' | 'step' | 'model' | 'tool' | 'other';
-
-export function categoryOf(span: Pick<TraceSpan, 'name'>): SpanCategory {
-  const operation = span.name.split(' ')[0];
-  if (operation === 'invoke_agent') return 'run';
-  if (operation === 'agent_step') return 'step';
-  if (operation === 'chat') return 'model';
-  if (operation === 'execute_tool') return 'tool';
-  return 'other';
-}
+import { categoryOf, waterfallRows, type SpanCategory, type WaterfallRow } from './waterfall.js';
 
 const CATEGORY_COLORS: Record<SpanCategory, string> = { run: 'blue', step: 'grape', model: 'teal', tool: 'orange', other: 'gray' };
 const CATEGORY_LABELS: Record<SpanCategory, string> = { run: 'agent run', step: 'step', model: 'model call', tool: 'tool call', other: 'platform' };
 
-export type WaterfallRow = { span: TraceSpan; depth: number; offsetMs: number };
-
-/**
- * The spans in tree order (each parent before its children, siblings by start), with their depth and their start
- * from the trace's first span. A span whose parent is not in the trace (a remote caller's) is a root.
- */
-export function waterfallRows(spans: TraceSpan[]): WaterfallRow[] {
-  if (spans.length === 0) return [];
-  const ids = new Set(spans.map((span) => span.span_id));
-  const children = new Map<string | null, TraceSpan[]>();
-  for (const span of spans) {
-    const parent = span.parent_span_id && ids.has(span.parent_span_id) ? span.parent_span_id : null;
-    children.set(parent, [...(children.get(parent) ?? []), span]);
-  }
-  const start = spans.reduce((earliest, span) => (BigInt(span.start_unix_nano) < earliest ? BigInt(span.start_unix_nano) : earliest), BigInt(spans[0]?.start_unix_nano ?? '0'));
-  const rows: WaterfallRow[] = [];
-  const visit = (parent: string | null, depth: number) => {
-    const siblings = [...(children.get(parent) ?? [])].sort((a, b) => (BigInt(a.start_unix_nano) < BigInt(b.start_unix_nano) ? -1 : 1));
-    for (const span of siblings) {
-      rows.push({ span, depth, offsetMs: Number(BigInt(span.start_unix_nano) - start) / 1e6 });
-      visit(span.span_id, depth + 1);
-    }
-  };
-  visit(null, 0);
-  return rows;
-}
 
 /** Spans as bars along the trace's time: each placed by its start and sized by its duration, nested under its parent. */
-function Waterfall({ rows, selected, onSelect }: { rows: WaterfallRow[]; selected: string | null; onSelect: (spanId: string) => void }) {
+function Waterfall({ rows, selected, onSelect }: { rows: Array<WaterfallRow<TraceSpan>>; selected: string | null; onSelect: (spanId: string) => void }) {
   const theme = useMantineTheme();
   const totalMs = Math.max(...rows.map((row) => row.offsetMs + row.span.duration_ms), 0.001);
   return (
