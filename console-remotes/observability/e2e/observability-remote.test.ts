@@ -29,7 +29,9 @@ function poll<T>(read: () => Promise<T> | T, timeout = 20_000) {
   return expect.poll(read, { timeout, interval: 50 });
 }
 
-type Account = { context: BrowserContext; page: Page; projectSlug: string; projectId: string; organizationId: string; apiKey: string; scripts: string[]; errors: string[] };
+type Script = { path: string; bytes: number };
+
+type Account = { context: BrowserContext; page: Page; projectSlug: string; projectId: string; organizationId: string; apiKey: string; scripts: Script[]; errors: string[] };
 
 /** A user signed up over HTTP in a browser context of their own (so the page is signed in), with a project and a key. */
 async function account(label: string): Promise<Account> {
@@ -41,12 +43,15 @@ async function account(label: string): Promise<Account> {
   const apiKey = ((await (await context.request.post('/api/api-keys', { data: { name: 'checks' } })).json()) as { apiKey: string }).apiKey;
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
-  const scripts: string[] = [];
+  const scripts: Script[] = [];
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
-  page.on('response', (response: Response) => {
-    if (response.url().endsWith('.js')) scripts.push(new URL(response.url()).pathname);
-  });
+  const onResponse = async (response: Response) => {
+    if (!response.url().endsWith('.js')) return;
+    const sizes = await response.request().sizes().catch(() => null);
+    scripts.push({ path: new URL(response.url()).pathname, bytes: sizes?.responseBodySize ?? 0 });
+  };
+  page.on('response', (response) => void onResponse(response));
   onTestFailed(async () => {
     mkdirSync(artifactsDir, { recursive: true });
     await page.screenshot({ path: path.join(artifactsDir, `observability-${label}-failure.png`), fullPage: true }).catch(() => undefined);
@@ -136,14 +141,15 @@ describe('the observability remote', () => {
     const toolTrace = traces.find((trace) => trace.function_names.includes('memory_insert')) as TraceSummary;
     expect(toolTrace.agent_steps).toBe(2);
 
-    // The remote loads only when opened from the navigation.
+    // The remote loads only when opened.
+    const remoteScripts = () => owner.scripts.filter((script) => script.path.startsWith('/console/remotes/observability/'));
     await page.goto(`/projects/${owner.projectSlug}/agents`);
     await page.waitForLoadState('networkidle');
-    expect(owner.scripts.some((script) => script.startsWith('/console/remotes/observability/'))).toBe(false);
+    expect(remoteScripts()).toEqual([]);
     await page.getByRole('link', { name: 'Observability', exact: true }).click();
     await page.waitForURL(`**/projects/${owner.projectSlug}/observability`);
     await poll(() => page.getByRole('heading', { name: 'Observability' }).isVisible()).toBe(true);
-    expect(owner.scripts.some((script) => script.startsWith('/console/remotes/observability/'))).toBe(true);
+    await poll(() => remoteScripts().length).toBeGreaterThan(0);
 
     // The dashboard counts what was run: 3 runs, 4 steps, 1 agent, no errors, the tool called in 1 run of 1.
     await poll(() => page.getByTestId('stat-runs').textContent()).toBe('3');
@@ -254,6 +260,26 @@ describe('the observability remote', () => {
     await poll(() => page.getByTestId('step-costs-table').locator('tbody tr').count()).toBeGreaterThan(0);
     await screenshots(page, 'observability-04-model');
     expect(owner.errors).toEqual([]);
+  });
+
+  it('stays out of the shell’s first load, which stays under 250 kB gzip', { timeout: 60_000 }, async () => {
+    const context = await browser.newContext({ viewport: DESKTOP, baseURL: stack.baseUrl });
+    const page = await context.newPage();
+    const scripts: Script[] = [];
+    page.on('response', (response) => {
+      if (!response.url().endsWith('.js')) return;
+      void response
+        .request()
+        .sizes()
+        .then((sizes) => scripts.push({ path: new URL(response.url()).pathname, bytes: sizes.responseBodySize }));
+    });
+    await page.goto('/login');
+    await poll(() => page.getByRole('button', { name: 'Log in' }).isVisible()).toBe(true);
+    await page.waitForLoadState('networkidle');
+    expect(scripts.length).toBeGreaterThan(0);
+    expect(scripts.filter((script) => script.path.startsWith('/console/remotes/'))).toEqual([]);
+    expect(scripts.reduce((sum, script) => sum + script.bytes, 0)).toBeLessThan(250 * 1024);
+    await context.close();
   });
 
   it('shows a brand-new organization that there is nothing yet, not an empty chart', { timeout: 120_000 }, async () => {
