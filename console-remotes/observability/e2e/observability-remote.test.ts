@@ -165,6 +165,7 @@ describe('the observability remote', () => {
     // The charts draw what the API measured: a run-duration line per percentile, and the range's charges.
     await poll(() => page.locator('[data-testid="latency-chart"] .recharts-line').count()).toBe(3);
     await poll(() => page.locator('[data-testid="steps-chart"] .recharts-bar-rectangle').count()).toBeGreaterThan(0);
+    expect(await page.getByTestId('errors-total').textContent()).toBe('No run had an error in this range.');
     const charges = await CreditTransaction.query(stack.db).forOrg(owner.organizationId).where('source', 'inference');
     expect(charges).toHaveLength(4);
     const credits = charges.reduce((sum, charge) => sum + Number(charge.amount), 0);
@@ -216,8 +217,9 @@ describe('the observability remote', () => {
     await page.locator(`[data-testid="trace-row"][data-trace-id="${toolTrace.trace_id}"]`).click();
     await page.waitForURL((url) => url.pathname.endsWith(`/observability/traces/${toolTrace.trace_id}`) && url.search.includes('range=1h'));
     const spans = page.getByTestId('waterfall-span');
-    await poll(() => spans.count()).toBeGreaterThan(5);
+    await poll(() => spans.count()).toBe(6);
     const category = (name: string) => page.locator(`[data-testid="waterfall-span"][data-category="${name}"]`);
+    const depth = async (locator: ReturnType<typeof category>) => Number(await locator.getAttribute('data-depth'));
     expect(await category('run').count()).toBe(1);
     expect(await category('step').count()).toBe(2);
     expect(await category('model').count()).toBe(2);
@@ -225,8 +227,10 @@ describe('the observability remote', () => {
     expect(await category('tool').getAttribute('data-span-name')).toBe('execute_tool memory_insert');
     expect(await page.getByTestId('trace-agent-steps').textContent()).toBe('2');
     expect(await page.getByTestId('trace-run-id').textContent()).toBe(toolTrace.run_id);
+    // The agent's own spans first: the run is the root until the request's and Temporal's spans are asked for.
+    expect(await category('other').count()).toBe(0);
+    expect(await depth(category('run'))).toBe(0);
     // Nested by parent: each step below the run, each model call and the tool call below a step.
-    const depth = async (locator: ReturnType<typeof category>) => Number(await locator.getAttribute('data-depth'));
     const runDepth = await depth(category('run'));
     for (const step of await category('step').all()) expect(await depth(step)).toBe(runDepth + 1);
     expect(await depth(category('tool'))).toBeGreaterThan(runDepth + 1);
@@ -244,6 +248,10 @@ describe('the observability remote', () => {
     expect(await detail.locator('[data-content="gen_ai.input.messages"]').textContent()).toContain('I like tea.');
     expect(await detail.locator('[data-content="gen_ai.output.messages"]').textContent()).toContain('memory_insert');
     expect(await detail.getByTestId('span-attributes').textContent()).toContain('gen_ai.usage.input_tokens');
+    await page.getByTestId('spans-section').getByRole('switch', { name: 'HTTP and Temporal spans' }).check();
+    await poll(() => category('other').count()).toBeGreaterThan(0);
+    expect(await spans.first().getAttribute('data-span-name')).toBe('POST /v1/agents/:agent_id/messages');
+    expect(await depth(category('run'))).toBeGreaterThan(1);
     await screenshots(page, 'observability-03-waterfall');
 
     // Usage and cost per model: the four steps of the three runs, their tokens and charges; the model's own costs.
@@ -294,8 +302,8 @@ describe('the observability remote', () => {
     await poll(() => page.getByTestId('no-model-usage').textContent()).toContain('No model was used in this range');
     // A custom range the API would refuse is pointed at with its message instead of being sent.
     await page.getByRole('radiogroup', { name: 'Time range' }).getByText('Custom', { exact: true }).click();
-    await page.getByLabel('From').fill('2026-11-02T10:00');
-    await page.getByLabel('To').fill('2026-11-01T10:00');
+    await page.getByLabel('From', { exact: true }).fill('2026-11-02T10:00');
+    await page.getByLabel('To', { exact: true }).fill('2026-11-01T10:00');
     await poll(() => page.getByRole('alert').filter({ hasText: 'startTimeUnix must be less than endTimeUnix' }).isVisible()).toBe(true);
     await screenshots(page, 'observability-05-empty');
     expect(newcomer.errors).toEqual([]);

@@ -1,7 +1,8 @@
 import { lazy, useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Button, Card, Group, SimpleGrid, Stack, Table, Text, useFormatters } from '@engram/console-kit';
-import { useFilters, useProjectAgents } from './filters.js';
+import { rangePeriods, useFilters, useProjectAgents } from './filters.js';
+import { fillPeriods } from './periods.js';
 import { observabilityApi, observabilityKeys, TTFT_MESSAGES_PER_PAGE, type MetricQuery } from './observability-api.js';
 import { ChartSlot, EmptyState, formatMs, formatPercent, Loaded, Section } from './shared.js';
 
@@ -96,7 +97,7 @@ function SlowestFirstTokens({ query }: { query: MetricQuery }) {
  */
 export function Dashboard() {
   const format = useFormatters();
-  const { query, problem } = useFilters();
+  const { filters, query, problem } = useFilters();
   const ready = problem === null;
   const overview = useMetric('overview', query, ready, observabilityApi.overview);
   const hasRuns = (overview.data?.runs ?? 0) > 0;
@@ -110,6 +111,7 @@ export function Dashboard() {
   const costs = useQuery({ queryKey: observabilityKeys.costs(query), queryFn: () => observabilityApi.costs(query), enabled: charted, placeholderData: keepPreviousData });
 
   if (!ready) return null;
+  const periods = rangePeriods(filters, query, overview.dataUpdatedAt);
   return (
     <Loaded
       query={overview}
@@ -142,7 +144,7 @@ export function Dashboard() {
               <Loaded query={latency} errorTitle="The run durations could not be loaded" height={200}>
                 {(result) => (
                   <ChartSlot>
-                    <PercentileChart data={result.series} testId="latency-chart" />
+                    <PercentileChart data={fillPeriods(result.series, periods, (period) => ({ period, runs: 0, p50: null, p95: null, p99: null }))} testId="latency-chart" />
                   </ChartSlot>
                 )}
               </Loaded>
@@ -157,7 +159,7 @@ export function Dashboard() {
               >
                 {(result) => (
                   <ChartSlot>
-                    <PercentileChart data={result.series} testId="ttft-chart" />
+                    <PercentileChart data={fillPeriods(result.series, periods, (period) => ({ period, runs: 0, p50: null, p95: null, p99: null }))} testId="ttft-chart" />
                   </ChartSlot>
                 )}
               </Loaded>
@@ -165,9 +167,16 @@ export function Dashboard() {
             <Section title="Errors" testId="errors-section">
               <Loaded query={errors} errorTitle="The errors could not be loaded" height={200}>
                 {(result) => (
-                  <ChartSlot>
-                    <ErrorsChart data={result.series} />
-                  </ChartSlot>
+                  <Stack gap="xs">
+                    <Text size="sm" data-testid="errors-total">
+                      {result.series.some((row) => row.apiError + row.toolError > 0)
+                        ? `Runs with an error: ${format.number(result.series.reduce((sum, row) => sum + row.apiError, 0))} by the model API, ${format.number(result.series.reduce((sum, row) => sum + row.toolError, 0))} by a tool`
+                        : 'No run had an error in this range.'}
+                    </Text>
+                    <ChartSlot>
+                      <ErrorsChart data={fillPeriods(result.series, periods, (period) => ({ period, runs: 0, apiError: 0, toolError: 0 }))} />
+                    </ChartSlot>
+                  </Stack>
                 )}
               </Loaded>
             </Section>
@@ -175,7 +184,7 @@ export function Dashboard() {
               <Loaded query={steps} errorTitle="The steps could not be loaded" height={200}>
                 {(result) => (
                   <ChartSlot>
-                    <StepsChart data={result.series} />
+                    <StepsChart data={fillPeriods(result.series, periods, (period) => ({ period, runs: 0, steps: 0, stepsPerRun: 0 }))} />
                   </ChartSlot>
                 )}
               </Loaded>
@@ -184,7 +193,7 @@ export function Dashboard() {
               <Loaded query={activeAgents} errorTitle="The active agents could not be loaded" height={200}>
                 {(result) => (
                   <ChartSlot>
-                    <ActiveAgentsChart data={result.series} />
+                    <ActiveAgentsChart data={fillPeriods(result.series, periods, (period) => ({ period, activeAgents: 0 }))} />
                   </ChartSlot>
                 )}
               </Loaded>
@@ -203,7 +212,7 @@ export function Dashboard() {
                       <span data-testid="cost-total">{format.number(result.credits)}</span> credits (${result.dollars.toFixed(4)})
                     </Text>
                     <ChartSlot>
-                      <CostChart data={result.series} testId="cost-chart" />
+                      <CostChart data={fillPeriods(result.series, periods, (period) => ({ period, steps: 0, credits: 0, dollars: 0 }))} testId="cost-chart" />
                     </ChartSlot>
                   </Stack>
                 )}

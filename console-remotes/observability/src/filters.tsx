@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Group, NativeSelect, SegmentedControl, Text, TextInput, useProject, useSearchParams, useV1 } from '@engram/console-kit';
 import { observabilityKeys, RANGES, type Granularity, type MetricQuery, type RangeName } from './observability-api.js';
+import { periodsOf } from './periods.js';
 
 /**
  * What every screen of the remote is looking at: a time range, its granularity and timezone, and the scope (this
@@ -69,10 +70,11 @@ export function useFilters() {
     ...(filters.scope === 'project' ? { projectId: project.id } : {}),
     ...(filters.agentId ? { agentId: filters.agentId } : {}),
   };
+  // From the address bar, not the render's params: two changes before a render would otherwise undo the first.
   const update = (patch: Partial<Filters>) =>
     setParams(
-      (current) => {
-        const next = new URLSearchParams(current);
+      () => {
+        const next = new URLSearchParams(window.location.search);
         for (const [key, value] of Object.entries(patch)) {
           if (value === '' || value === DEFAULTS[key as keyof Filters]) next.delete(key);
           else next.set(key, value);
@@ -93,6 +95,12 @@ export function rangeWindow(filters: Filters, now: number): { startTimeUnix: num
   }
   const end = Math.ceil(now / 1000);
   return { startTimeUnix: end - RANGE_HOURS[filters.range] * 3600, endTimeUnix: end };
+}
+
+/** Every period of the range as of `at` (when the data was read), so a chart shows the quiet periods as such. */
+export function rangePeriods(filters: Filters, query: MetricQuery, at: number): string[] {
+  const range = rangeWindow(filters, at);
+  return range ? periodsOf(range.startTimeUnix * 1000, range.endTimeUnix * 1000, query.granularity, query.timezone) : [];
 }
 
 /** The project's agents, for the agent filter and to show names instead of ids. */

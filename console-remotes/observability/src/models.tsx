@@ -1,7 +1,8 @@
 import { lazy } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Anchor, Group, Link, SimpleGrid, Stack, Table, Text, useFormatters, useParams } from '@engram/console-kit';
-import { useFilters } from './filters.js';
+import { rangePeriods, useFilters } from './filters.js';
+import { fillPeriods } from './periods.js';
 import { observabilityApi, observabilityKeys, type CostSummary, type ModelUsageSummary } from './observability-api.js';
 import { ChartSlot, EmptyState, formatDollars, Loaded, Section, SectionLink, useFilteredPath } from './shared.js';
 
@@ -112,7 +113,7 @@ export function ModelsPage() {
 export function ModelCostsPage() {
   const { modelId = '' } = useParams();
   const format = useFormatters();
-  const { query, problem } = useFilters();
+  const { filters, query, problem } = useFilters();
   const costs = useQuery({
     queryKey: observabilityKeys.modelCosts(modelId, query),
     queryFn: () => observabilityApi.modelCosts(modelId, query),
@@ -165,7 +166,10 @@ export function ModelCostsPage() {
                   <EmptyState title="No charged steps of this model in this range" />
                 ) : (
                   <ChartSlot>
-                    <CostChart data={data.series} testId="model-cost-chart" />
+                    <CostChart
+                      data={fillPeriods(data.series, rangePeriods(filters, query, costs.dataUpdatedAt), (period) => ({ period, steps: 0, credits: 0, dollars: 0 }))}
+                      testId="model-cost-chart"
+                    />
                   </ChartSlot>
                 )}
               </Section>

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Badge, Box, Code, Group, Paper, ScrollArea, SimpleGrid, Stack, Table, Text, UnstyledButton, useFormatters, useMantineTheme, useParams } from '@engram/console-kit';
+import { Badge, Box, Code, Flex, Group, Paper, ScrollArea, SimpleGrid, Stack, Table, Text, UnstyledButton, useFormatters, useMantineTheme, useParams } from '@engram/console-kit';
+import { Switch } from '@engram/console-kit/widgets';
 import { observabilityApi, observabilityKeys, type TraceSpan } from './observability-api.js';
 import { useProjectAgents } from './filters.js';
 import { formatMs, Loaded, Section, SectionLink } from './shared.js';
@@ -164,6 +165,8 @@ export function TraceView() {
   const agents = useProjectAgents();
   const trace = useQuery({ queryKey: observabilityKeys.trace(traceId), queryFn: () => observabilityApi.trace(traceId) });
   const [selected, setSelected] = useState<string | null>(null);
+  // The agent's own spans (run, steps, model and tool calls) tell its story; the request and Temporal's spans on demand.
+  const [platformSpans, setPlatformSpans] = useState(false);
   return (
     <Stack gap="lg">
       <Group>
@@ -171,7 +174,7 @@ export function TraceView() {
       </Group>
       <Loaded query={trace} errorTitle="This trace could not be loaded" height={320}>
         {(data) => {
-          const rows = waterfallRows(data.spans);
+          const rows = waterfallRows(data.spans, (span) => platformSpans || categoryOf(span) !== 'other');
           const chosen = data.spans.find((span) => span.span_id === selected) ?? null;
           const summary = data.trace;
           return (
@@ -214,26 +217,43 @@ export function TraceView() {
                   </Stack>
                 </SimpleGrid>
               </Section>
-              <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg">
-                <Section title="Spans" testId="spans-section">
-                  {rows.length === 0 ? (
-                    <Text size="sm" c="dimmed">
-                      This trace has no spans stored (they may have passed the retention period).
-                    </Text>
-                  ) : (
-                    <Waterfall rows={rows} selected={selected} onSelect={setSelected} />
-                  )}
-                </Section>
-                <Section title="Span" testId="span-section">
-                  {chosen ? (
-                    <SpanDetail span={chosen} />
-                  ) : (
-                    <Text size="sm" c="dimmed">
-                      Choose a span to see its attributes and events: a model call shows its request and response, a tool call its input and output.
-                    </Text>
-                  )}
-                </Section>
-              </SimpleGrid>
+              <Flex gap="lg" direction={{ base: 'column', lg: 'row' }} align={{ base: 'stretch', lg: 'flex-start' }}>
+                <Box style={{ flex: 3, minWidth: 0 }}>
+                  <Section
+                    title="Spans"
+                    testId="spans-section"
+                    actions={
+                      <Switch
+                        size="xs"
+                        label="HTTP and Temporal spans"
+                        checked={platformSpans}
+                        onChange={(event) => setPlatformSpans(event.currentTarget.checked)}
+                      />
+                    }
+                  >
+                    {rows.length === 0 ? (
+                      <Text size="sm" c="dimmed">
+                        {data.spans.length === 0
+                          ? 'This trace has no spans stored (they may have passed the retention period).'
+                          : 'This trace has no spans of an agent run: show the HTTP and Temporal spans to see it.'}
+                      </Text>
+                    ) : (
+                      <Waterfall rows={rows} selected={selected} onSelect={setSelected} />
+                    )}
+                  </Section>
+                </Box>
+                <Box style={{ flex: 2, minWidth: 0 }}>
+                  <Section title="Span" testId="span-section">
+                    {chosen ? (
+                      <SpanDetail span={chosen} />
+                    ) : (
+                      <Text size="sm" c="dimmed">
+                        Choose a span to see its attributes and events: a model call shows its request and response, a tool call its input and output.
+                      </Text>
+                    )}
+                  </Section>
+                </Box>
+              </Flex>
             </Stack>
           );
         }}

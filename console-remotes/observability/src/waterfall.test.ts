@@ -41,6 +41,26 @@ describe('the waterfall of a trace', () => {
     expect(waterfallRows([])).toEqual([]);
   });
 
+  it('leaves out the spans it is told to hide, their children taking their place', () => {
+    const spans = [
+      span('POST /v1/agents/:agent_id/messages', 'request', null, 0),
+      span('RunWorkflow:agentRunWorkflow', 'workflow', 'request', 2),
+      span('invoke_agent', 'run', 'workflow', 5),
+      span('agent_step', 'step-1', 'run', 10),
+      span('RunActivity:callModel', 'activity', 'step-1', 11),
+      span('chat gpt-4o-mini', 'chat-1', 'activity', 12),
+      span('RunActivity:applyModelTurn', 'apply', 'step-1', 30),
+      span('execute_tool memory_insert', 'tool', 'apply', 31),
+    ];
+    const agentOnly = waterfallRows(spans, (candidate) => categoryOf(candidate) !== 'other');
+    expect(agentOnly.map((row) => [row.span.span_id, row.depth, row.offsetMs])).toEqual([
+      ['run', 0, 5],
+      ['step-1', 1, 10],
+      ['chat-1', 2, 12],
+      ['tool', 2, 31],
+    ]);
+  });
+
   it('names what a span is by its operation', () => {
     expect(['invoke_agent', 'agent_step', 'chat gpt-4o-mini', 'execute_tool web_search', 'RunActivity:callModel'].map((name) => categoryOf({ name }))).toEqual([
       'run',

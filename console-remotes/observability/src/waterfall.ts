@@ -25,9 +25,11 @@ function byStart(a: SpanTiming, b: SpanTiming): number {
 /**
  * The spans in tree order (each parent before its children, siblings by start), with their depth and their start
  * from the trace's first span, in milliseconds. A span whose parent is not in the trace (a caller's outside
- * Engram, or one not stored) is a root. Start times are nanosecond strings: BigInt keeps them exact.
+ * Engram, or one not stored) is a root. Spans `shown` refuses are left out and their children take their place
+ * (the agent's own spans without the HTTP and Temporal ones between them). Start times are nanosecond strings:
+ * BigInt keeps them exact.
  */
-export function waterfallRows<Span extends SpanTiming>(spans: Span[]): Array<WaterfallRow<Span>> {
+export function waterfallRows<Span extends SpanTiming>(spans: Span[], shown: (span: Span) => boolean = () => true): Array<WaterfallRow<Span>> {
   const first = [...spans].sort(byStart)[0];
   if (!first) return [];
   const origin = BigInt(first.start_unix_nano);
@@ -37,9 +39,12 @@ export function waterfallRows<Span extends SpanTiming>(spans: Span[]): Array<Wat
     const parent = span.parent_span_id !== null && ids.has(span.parent_span_id) ? span.parent_span_id : null;
     children.set(parent, [...(children.get(parent) ?? []), span]);
   }
+  /** The nearest shown descendants of a span (its children, or theirs in place of a hidden one). */
+  const shownChildren = (parent: string | null): Span[] =>
+    (children.get(parent) ?? []).flatMap((span) => (shown(span) ? [span] : shownChildren(span.span_id)));
   const rows: Array<WaterfallRow<Span>> = [];
   const visit = (parent: string | null, depth: number) => {
-    for (const span of [...(children.get(parent) ?? [])].sort(byStart)) {
+    for (const span of shownChildren(parent).sort(byStart)) {
       rows.push({ span, depth, offsetMs: Number(BigInt(span.start_unix_nano) - origin) / 1e6 });
       visit(span.span_id, depth + 1);
     }
