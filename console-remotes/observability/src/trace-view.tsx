@@ -17,7 +17,7 @@ function Waterfall({ rows, selected, onSelect }: { rows: Array<WaterfallRow<Trac
   const totalMs = Math.max(...rows.map((row) => row.offsetMs + row.span.duration_ms), 0.001);
   return (
     <ScrollArea>
-      <Stack gap={2} miw={640} data-testid="waterfall" role="list" aria-label="Spans">
+      <Stack gap={2} miw={520} data-testid="waterfall" role="list" aria-label="Spans">
         {rows.map(({ span, depth, offsetMs }) => {
           const category = categoryOf(span);
           const color = theme.colors[CATEGORY_COLORS[category]]?.[span.status_code === 'error' ? 8 : 5] ?? theme.colors.blue[5];
@@ -35,7 +35,7 @@ function Waterfall({ rows, selected, onSelect }: { rows: Array<WaterfallRow<Trac
               onClick={() => onSelect(span.span_id)}
               style={{
                 display: 'grid',
-                gridTemplateColumns: 'minmax(220px, 38%) 1fr 80px',
+                gridTemplateColumns: 'minmax(180px, 36%) 1fr 64px',
                 alignItems: 'center',
                 gap: 8,
                 padding: '2px 4px',

@@ -7,7 +7,6 @@ import { EmptyState, formatMs, Loaded, Section, useFilteredPath } from './shared
 
 /** The §5 filters as typed in the form; empty fields filter nothing. */
 type FilterForm = {
-  agentId: string;
   durationOperator: 'gte' | 'lte';
   duration: string;
   statusCode: '' | 'tool_error' | 'api_error';
@@ -20,7 +19,6 @@ type FilterForm = {
 };
 
 const EMPTY_FORM: FilterForm = {
-  agentId: '',
   durationOperator: 'gte',
   duration: '',
   statusCode: '',
@@ -46,10 +44,9 @@ function validate(form: FilterForm): FormErrors {
   return errors;
 }
 
-/** The form's filters as the search body takes them. */
-function filtersOf(form: FilterForm): Omit<TraceSearch, 'startTimeUnix' | 'endTimeUnix' | 'projectId' | 'cursor'> {
+/** The form's filters as the search body takes them (the agent is the filter bar's, with the range). */
+function filtersOf(form: FilterForm): Omit<TraceSearch, 'startTimeUnix' | 'endTimeUnix' | 'projectId' | 'agentId' | 'cursor'> {
   return {
-    ...(form.agentId ? { agentId: form.agentId } : {}),
     ...(form.duration.trim() ? { duration: { operator: form.durationOperator, value: form.duration.trim() } } : {}),
     ...(form.statusCode ? { statusCode: form.statusCode } : {}),
     ...(form.timestamp.trim() ? { timestamp: { operator: form.timestampOperator, value: form.timestamp.trim() } } : {}),
@@ -124,8 +121,8 @@ export function TraceExplorer() {
   const search: TraceSearch | null = timeWindow && {
     ...timeWindow,
     ...(query.projectId ? { projectId: query.projectId } : {}),
+    ...(query.agentId ? { agentId: query.agentId } : {}),
     ...filtersOf(applied),
-    ...(filters.agentId && !applied.agentId ? { agentId: filters.agentId } : {}),
     ...(cursors.length > 0 ? { cursor: cursors[cursors.length - 1] } : {}),
   };
   const traces = useQuery({
@@ -148,15 +145,13 @@ export function TraceExplorer() {
     setCursors([]);
     setNow(Date.now());
   };
-  const agentOptions = [{ value: '', label: 'Any agent' }, ...[...(agents.data ?? new Map<string, string>())].map(([id, name]) => ({ value: id, label: name }))];
-  const filtered = JSON.stringify(applied) !== JSON.stringify(EMPTY_FORM);
+  const filtered = JSON.stringify(applied) !== JSON.stringify(EMPTY_FORM) || query.agentId !== undefined;
 
   return (
     <Stack gap="lg">
       <Section title="Filters" testId="trace-filters">
         <form onSubmit={submit} aria-label="Trace filters">
-          <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }} spacing="sm">
-            <NativeSelect label="Agent" data={agentOptions} {...field('agentId')} />
+          <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} spacing="sm">
             <NativeSelect
               label="Status"
               data={[
@@ -169,7 +164,7 @@ export function TraceExplorer() {
             <TextInput label="Tool called" placeholder="e.g. web_search" {...field('functionName')} />
             <TextInput label="Template family" placeholder="template id" {...field('templateFamily')} />
             <Group gap={4} align="flex-start" wrap="nowrap">
-              <NativeSelect label="Duration" data={COMPARE} {...field('durationOperator')} w={110} />
+              <NativeSelect label="Duration" data={COMPARE} {...field('durationOperator')} w={140} />
               <TextInput label="Duration value" placeholder="250ms, 1.5s, 2m" error={errors.duration} {...field('duration')} />
             </Group>
             <Group gap={4} align="flex-start" wrap="nowrap">
@@ -180,7 +175,7 @@ export function TraceExplorer() {
                   { value: 'lte', label: 'at or before' },
                 ]}
                 {...field('timestampOperator')}
-                w={110}
+                w={140}
               />
               <TextInput label="Start time" placeholder="2026-11-27T09:00Z" error={errors.timestamp} {...field('timestamp')} />
             </Group>
@@ -193,7 +188,7 @@ export function TraceExplorer() {
                   { value: 'lte', label: 'at most' },
                 ]}
                 {...field('agentStepsOperator')}
-                w={110}
+                w={140}
               />
               <TextInput label="Steps" inputMode="numeric" error={errors.agentSteps} {...field('agentSteps')} />
             </Group>
