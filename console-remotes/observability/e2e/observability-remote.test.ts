@@ -126,9 +126,10 @@ describe('the observability remote', () => {
       project_id: owner.projectId,
       memory_blocks: [{ label: 'human', value: 'Ada.' }],
     });
-    // Three turns: the first calls a tool and answers (two steps), the others answer at once (one step each).
+    // Three turns: the first calls a tool twice, a step each, and answers (three steps); the others answer at once.
     model.enqueue(
       { type: 'tool_calls', calls: [{ id: 'call-memory', name: 'memory_insert', arguments: { label: 'human', new_string: 'Likes tea.' } }], usage: USAGE },
+      { type: 'tool_calls', calls: [{ id: 'call-memory-2', name: 'memory_insert', arguments: { label: 'human', new_string: 'Drinks it black.' } }], usage: USAGE },
       { type: 'text', text: 'Noted.', usage: USAGE },
     );
     const turns = [await v1<{ messages: Array<{ run_id: string }> }>(owner.apiKey, `/agents/${agent.id}/messages`, { messages: [{ role: 'user', content: 'I like tea.' }] })];
@@ -137,9 +138,9 @@ describe('the observability remote', () => {
       turns.push(await v1(owner.apiKey, `/agents/${agent.id}/messages`, { messages: [{ role: 'user', content: text }] }));
     }
     const runIds = turns.map((turn) => turn.messages[0]?.run_id as string);
-    const traces = await settledTraces(owner, runIds, 4);
+    const traces = await settledTraces(owner, runIds, 5);
     const toolTrace = traces.find((trace) => trace.function_names.includes('memory_insert')) as TraceSummary;
-    expect(toolTrace.agent_steps).toBe(2);
+    expect(toolTrace.agent_steps).toBe(3);
 
     // The remote loads only when opened.
     const remoteScripts = () => owner.scripts.filter((script) => script.path.startsWith('/console/remotes/observability/'));
@@ -151,15 +152,17 @@ describe('the observability remote', () => {
     await poll(() => page.getByRole('heading', { name: 'Observability' }).isVisible()).toBe(true);
     await poll(() => remoteScripts().length).toBeGreaterThan(0);
 
-    // The dashboard counts what was run: 3 runs, 4 steps, 1 agent, no errors, the tool called in 1 run of 1.
+    // The dashboard counts what was run: 3 runs, 5 steps, 1 agent, no errors, the tool called twice in 1 run.
     await poll(() => page.getByTestId('stat-runs').textContent()).toBe('3');
-    expect(await page.getByTestId('stat-steps').textContent()).toBe('4');
+    expect(await page.getByTestId('stat-steps').textContent()).toBe('5');
     expect(await page.getByTestId('stat-active-agents').textContent()).toBe('1');
     expect(await page.getByTestId('stat-api-errors').textContent()).toBe('0');
     expect(await page.getByTestId('stat-tool-errors').textContent()).toBe('0');
     const toolRow = page.getByTestId('tool-usage-row');
     await poll(() => toolRow.count()).toBe(1);
     expect(await toolRow.getAttribute('data-tool')).toBe('memory_insert');
+    expect(await toolRow.getByTestId('tool-calls').textContent()).toBe('2');
+    expect(await toolRow.getByTestId('tool-call-error-rate').textContent()).toBe('0%');
     expect(await toolRow.getByTestId('tool-runs').textContent()).toBe('1');
     expect(await toolRow.getByTestId('tool-error-rate').textContent()).toBe('0%');
     // The charts draw what the API measured: a run-duration line per percentile, and the range's charges.
@@ -167,7 +170,7 @@ describe('the observability remote', () => {
     await poll(() => page.locator('[data-testid="steps-chart"] .recharts-bar-rectangle').count()).toBeGreaterThan(0);
     expect(await page.getByTestId('errors-total').textContent()).toBe('No run had an error in this range.');
     const charges = await CreditTransaction.query(stack.db).forOrg(owner.organizationId).where('source', 'inference');
-    expect(charges).toHaveLength(4);
+    expect(charges).toHaveLength(5);
     const credits = charges.reduce((sum, charge) => sum + Number(charge.amount), 0);
     await poll(() => page.getByTestId('cost-total').textContent()).toBe(credits.toLocaleString('en-US'));
     // The slowest first tokens: one row per answered send.
@@ -197,12 +200,12 @@ describe('the observability remote', () => {
     await poll(() => page.getByTestId('trace-row').count()).toBe(1);
     const row = page.getByTestId('trace-row').first();
     expect(await row.getAttribute('data-trace-id')).toBe(toolTrace.trace_id);
-    expect(await row.getByTestId('trace-steps').textContent()).toBe('2');
+    expect(await row.getByTestId('trace-steps').textContent()).toBe('3');
     expect(await row.getByTestId('trace-tools').textContent()).toBe('memory_insert');
-    // No trace with more than two steps; exactly one step: the two other runs.
+    // No trace with more than three steps; exactly one step: the two other runs.
     await filters.getByLabel('Tool called').fill('');
     await filters.getByLabel('Agent steps', { exact: true }).selectOption('gte');
-    await filters.getByLabel('Steps', { exact: true }).fill('3');
+    await filters.getByLabel('Steps', { exact: true }).fill('4');
     await filters.getByRole('button', { name: 'Search' }).click();
     await poll(() => page.getByTestId('no-traces').textContent()).toContain('No traces match these filters');
     await filters.getByLabel('Agent steps', { exact: true }).selectOption('eq');
@@ -211,21 +214,21 @@ describe('the observability remote', () => {
     await poll(() => page.getByTestId('trace-row').count()).toBe(2);
     await screenshots(page, 'observability-02-traces');
 
-    // The waterfall of the tool's trace: the run, its two steps, a model call in each, and the tool call in the first.
+    // The waterfall of the tool's trace: the run, its three steps, a model call in each, and a tool call in the first two.
     await filters.getByRole('button', { name: 'Clear' }).click();
     await poll(() => page.getByTestId('trace-row').count()).toBe(3);
     await page.locator(`[data-testid="trace-row"][data-trace-id="${toolTrace.trace_id}"]`).click();
     await page.waitForURL((url) => url.pathname.endsWith(`/observability/traces/${toolTrace.trace_id}`) && url.search.includes('range=1h'));
     const spans = page.getByTestId('waterfall-span');
-    await poll(() => spans.count()).toBe(6);
+    await poll(() => spans.count()).toBe(9);
     const category = (name: string) => page.locator(`[data-testid="waterfall-span"][data-category="${name}"]`);
     const depth = async (locator: ReturnType<typeof category>) => Number(await locator.getAttribute('data-depth'));
     expect(await category('run').count()).toBe(1);
-    expect(await category('step').count()).toBe(2);
-    expect(await category('model').count()).toBe(2);
-    expect(await category('tool').count()).toBe(1);
-    expect(await category('tool').getAttribute('data-span-name')).toBe('execute_tool memory_insert');
-    expect(await page.getByTestId('trace-agent-steps').textContent()).toBe('2');
+    expect(await category('step').count()).toBe(3);
+    expect(await category('model').count()).toBe(3);
+    expect(await category('tool').count()).toBe(2);
+    expect(await category('tool').evaluateAll((tools) => tools.map((tool) => tool.getAttribute('data-span-name')))).toEqual(['execute_tool memory_insert', 'execute_tool memory_insert']);
+    expect(await page.getByTestId('trace-agent-steps').textContent()).toBe('3');
     expect(await page.getByTestId('trace-run-id').textContent()).toBe(toolTrace.run_id);
     // The agent's own spans first: the run is the root until the request's and Temporal's spans are asked for.
     expect(await category('other').count()).toBe(0);
@@ -233,11 +236,11 @@ describe('the observability remote', () => {
     // Nested by parent: each step below the run, each model call and the tool call below a step.
     const runDepth = await depth(category('run'));
     for (const step of await category('step').all()) expect(await depth(step)).toBe(runDepth + 1);
-    expect(await depth(category('tool'))).toBeGreaterThan(runDepth + 1);
+    for (const tool of await category('tool').all()) expect(await depth(tool)).toBeGreaterThan(runDepth + 1);
     for (const chat of await category('model').all()) expect(await depth(chat)).toBeGreaterThan(runDepth + 1);
 
     // A span's attributes and recorded content: the tool's input and output, the model's request and response.
-    await category('tool').click();
+    await category('tool').first().click();
     const detail = page.getByTestId('span-detail');
     await poll(() => detail.getByTestId('span-detail-name').textContent()).toBe('execute_tool memory_insert');
     expect(await detail.locator('[data-content="gen_ai.tool.call.arguments"]').textContent()).toContain('Likes tea.');
@@ -254,16 +257,16 @@ describe('the observability remote', () => {
     expect(await depth(category('run'))).toBeGreaterThan(1);
     await screenshots(page, 'observability-03-waterfall');
 
-    // Usage and cost per model: the four steps of the three runs, their tokens and charges; the model's own costs.
+    // Usage and cost per model: the five steps of the three runs, their tokens and charges; the model's own costs.
     await page.getByRole('navigation', { name: 'Observability screens' }).getByRole('link', { name: 'Models' }).click();
     const modelRow = page.locator(`[data-testid="model-row"][data-model="${MODEL}"]`);
-    await poll(() => modelRow.getByTestId('model-steps').textContent()).toBe('4');
+    await poll(() => modelRow.getByTestId('model-steps').textContent()).toBe('5');
     expect(await modelRow.getByTestId('model-runs').textContent()).toBe('3');
-    expect(await modelRow.getByTestId('model-total-tokens').textContent()).toBe((4 * USAGE.total_tokens).toLocaleString('en-US'));
+    expect(await modelRow.getByTestId('model-total-tokens').textContent()).toBe((5 * USAGE.total_tokens).toLocaleString('en-US'));
     expect(await modelRow.getByTestId('model-credits').textContent()).toBe(credits.toLocaleString('en-US'));
     await poll(() => page.locator('[data-testid="model-credits-chart"] .recharts-bar-rectangle').count()).toBe(1);
     await modelRow.getByRole('link', { name: MODEL }).click();
-    await poll(() => page.getByTestId('model-charged-steps').textContent()).toBe('4');
+    await poll(() => page.getByTestId('model-charged-steps').textContent()).toBe('5');
     expect(await page.getByTestId('model-charged-credits').textContent()).toBe(credits.toLocaleString('en-US'));
     await poll(() => page.getByTestId('step-costs-table').locator('tbody tr').count()).toBeGreaterThan(0);
     await screenshots(page, 'observability-04-model');

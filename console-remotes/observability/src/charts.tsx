@@ -93,10 +93,10 @@ export function CostChart({ data, testId }: { data: Array<{ period: string; cred
   return <PeriodBars testId={testId} data={data} series={[{ key: 'credits', label: 'Credits', color: color('indigo') }]} />;
 }
 
-/** Runs that called each tool, and how many of them had a tool fail. */
-export function ToolUsageChart({ data }: { data: Array<{ toolName: string; runs: number; errorRate: number }> }) {
+/** The calls of each tool, those that failed apart. */
+export function ToolUsageChart({ data }: { data: Array<{ toolName: string; calls: number; failedCalls: number }> }) {
   const color = usePalette();
-  const rows = data.map((tool) => ({ tool: tool.toolName, ok: tool.runs - Math.round(tool.runs * tool.errorRate), failed: Math.round(tool.runs * tool.errorRate) }));
+  const rows = data.map((tool) => ({ tool: tool.toolName, ok: tool.calls - tool.failedCalls, failed: tool.failedCalls }));
   return (
     <Frame testId="tool-usage-chart">
       <BarChart data={rows} layout="vertical" margin={{ top: 4, right: 8, bottom: 0, left: 8 }}>
@@ -105,8 +105,8 @@ export function ToolUsageChart({ data }: { data: Array<{ toolName: string; runs:
         <YAxis type="category" dataKey="tool" fontSize={11} width={120} />
         <Tooltip />
         <Legend wrapperStyle={{ fontSize: 12 }} />
-        <Bar dataKey="ok" name="Runs without a tool error" stackId="runs" fill={color('teal')} isAnimationActive={false} />
-        <Bar dataKey="failed" name="Runs with a tool error" stackId="runs" fill={color('red')} isAnimationActive={false} />
+        <Bar dataKey="ok" name="Calls that succeeded" stackId="calls" fill={color('teal')} isAnimationActive={false} />
+        <Bar dataKey="failed" name="Calls that failed" stackId="calls" fill={color('red')} isAnimationActive={false} />
       </BarChart>
     </Frame>
   );

@@ -232,14 +232,22 @@ export function Dashboard() {
                     <Table.Thead>
                       <Table.Tr>
                         <Table.Th>Tool</Table.Th>
+                        <Table.Th ta="right">Calls</Table.Th>
+                        <Table.Th ta="right">Call error rate</Table.Th>
                         <Table.Th ta="right">Runs calling it</Table.Th>
-                        <Table.Th ta="right">Error rate</Table.Th>
+                        <Table.Th ta="right">Runs with a tool error</Table.Th>
                       </Table.Tr>
                     </Table.Thead>
                     <Table.Tbody>
                       {result.tools.map((tool) => (
                         <Table.Tr key={tool.toolName} data-testid="tool-usage-row" data-tool={tool.toolName}>
                           <Table.Td>{tool.toolName}</Table.Td>
+                          <Table.Td ta="right" data-testid="tool-calls">
+                            {format.number(tool.calls)}
+                          </Table.Td>
+                          <Table.Td ta="right" data-testid="tool-call-error-rate">
+                            {tool.calls > 0 ? formatPercent(tool.failedCalls / tool.calls) : '—'}
+                          </Table.Td>
                           <Table.Td ta="right" data-testid="tool-runs">
                             {format.number(tool.runs)}
                           </Table.Td>

@@ -151,7 +151,7 @@ describe('metrics over a seeded month', () => {
   let analyst: ConsoleUser;
   /** 2026-09-01T00:00:00Z: a month wholly in the past, so that no seeded run falls in the last hour of any test run. */
   const MONTH = Date.UTC(2026, 8, 1) / 1000;
-  const month: Array<Seed & { startedAt: Date }> = [];
+  const month: Array<Seed & { startedAt: Date; toolCalls: number }> = [];
 
   beforeAll(async () => {
     analyst = await signUp(stack);
@@ -166,9 +166,12 @@ describe('metrics over a seeded month', () => {
         toolError: index % 6 === 0,
         apiError: index % 10 === 0,
       };
-      month.push({ ...entry, startedAt: new Date((MONTH + entry.minutesIn * 60) * 1000) });
+      const traceId = randomBytes(16).toString('hex');
+      // A run with a tool calls it once or twice; its first call is the one that failed, when one did.
+      const toolCalls = entry.tools?.length ? 1 + (index % 2) : 0;
+      month.push({ ...entry, startedAt: new Date((MONTH + entry.minutesIn * 60) * 1000), toolCalls });
       await stack.db('traces').insert({
-        traceId: randomBytes(16).toString('hex'),
+        traceId,
         organizationId: analyst.organizationId,
         agentId: entry.agentId,
         runId: `run-${index}`,
@@ -180,6 +183,22 @@ describe('metrics over a seeded month', () => {
         hasApiError: entry.apiError,
         functionNames: entry.tools,
       });
+      for (let call = 0; call < toolCalls; call++) {
+        const startedAt = new Date((MONTH + entry.minutesIn * 60) * 1000 + 10 + call);
+        await stack.db('trace_spans').insert({
+          traceId,
+          spanId: randomBytes(8).toString('hex'),
+          organizationId: analyst.organizationId,
+          name: 'execute_tool web_search',
+          kind: 'internal',
+          serviceName: 'engram-worker',
+          startedAt,
+          startUnixNano: String(BigInt(startedAt.getTime()) * 1_000_000n),
+          durationNs: '1000000',
+          statusCode: entry.toolError && call === 0 ? 'error' : 'ok',
+          attributes: { 'gen_ai.tool.name': 'web_search' },
+        });
+      }
     }
   }, 60_000);
 
@@ -240,7 +259,13 @@ describe('metrics over a seeded month', () => {
     expect(overview.latencyMs.p50).toBeCloseTo(percentile(month.map((run) => run.durationMs), 0.5), 6);
     const searching = month.filter((run) => run.tools?.includes('web_search'));
     expect((await metric('metrics/tool-usage', {})).tools).toEqual([
-      { toolName: 'web_search', runs: searching.length, errorRate: searching.filter((run) => run.toolError).length / searching.length },
+      {
+        toolName: 'web_search',
+        runs: searching.length,
+        errorRate: searching.filter((run) => run.toolError).length / searching.length,
+        calls: searching.reduce((sum, run) => sum + run.toolCalls, 0),
+        failedCalls: searching.filter((run) => run.toolError).length,
+      },
     ]);
     expect((await metric('overview', { agentId: 'agent-1' })).runs).toBe(month.filter((run) => run.agentId === 'agent-1').length);
   });

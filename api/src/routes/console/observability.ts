@@ -103,7 +103,17 @@ const ActiveAgentsPeriod = z.object({ period: z.string(), activeAgents: z.number
 const TimeToFirstTokenMessage = z
   .object({ runId: z.string(), agentId: z.string(), timeToFirstTokenMs: z.number(), durationMs: z.number().nullable(), createdAt: z.string() })
   .meta({ id: 'TimeToFirstTokenMessage' });
-const ToolUsage = z.object({ toolName: z.string(), runs: z.number(), errorRate: z.number() }).meta({ id: 'ToolUsage' });
+const ToolUsage = z
+  .object({
+    toolName: z.string(),
+    /** Runs that called the tool, and the share of them in which a tool failed. */
+    runs: z.number(),
+    errorRate: z.number(),
+    /** The calls of the tool in those runs (their `execute_tool` spans), and those that failed. */
+    calls: z.number(),
+    failedCalls: z.number(),
+  })
+  .meta({ id: 'ToolUsage' });
 
 /** The console's observability API: trace search over the span store, and the metrics family. */
 export function observabilityRoutes(services: AppServices): FastifyPluginAsyncZod {

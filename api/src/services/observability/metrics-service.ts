@@ -133,14 +133,35 @@ export function createMetricsService(deps: { db: Database }) {
       };
     },
 
-    /** Runs that called each tool, and the share of them in which a tool failed. */
+    /**
+     * Runs that called each tool and the share of them in which a tool failed (from the trace summaries), and the
+     * calls themselves with those that failed (the `execute_tool` spans of those runs' traces).
+     */
     async toolUsage(ctx: RequestContext, query: MetricQuery) {
       const rows = (await runsInRange(db, ctx, query)
         .select(db.raw('tool_name'), db.raw('count(*) as runs'), db.raw('count(*) filter (where has_tool_error) as failed'))
         .joinRaw('cross join unnest(function_names) as tool_name')
         .groupBy('tool_name')
         .orderBy([{ column: 'runs', order: 'desc' }, { column: 'tool_name' }])) as Array<{ toolName: string; runs: string; failed: string }>;
-      return rows.map((row) => ({ toolName: row.toolName, runs: num(row.runs), errorRate: num(row.failed) / Math.max(1, num(row.runs)) }));
+      const calls = (await db('trace_spans')
+        .whereIn('trace_id', runsInRange(db, ctx, query).select('trace_id'))
+        .where('name', 'like', 'execute\\_tool %')
+        .select(
+          db.raw(`coalesce(attributes->>'gen_ai.tool.name', substr(name, length('execute_tool ') + 1)) as tool_name`),
+          db.raw('count(*) as calls'),
+          db.raw(`count(*) filter (where status_code = 'error') as failed_calls`),
+        )
+        .groupByRaw('1')) as Array<{ toolName: string; calls: string; failedCalls: string }>;
+      return rows.map((row) => {
+        const called = calls.find((candidate) => candidate.toolName === row.toolName);
+        return {
+          toolName: row.toolName,
+          runs: num(row.runs),
+          errorRate: num(row.failed) / Math.max(1, num(row.runs)),
+          calls: num(called?.calls),
+          failedCalls: num(called?.failedCalls),
+        };
+      });
     },
   };
 }

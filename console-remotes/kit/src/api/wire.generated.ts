@@ -1446,6 +1446,8 @@ export type ToolUsage = {
   toolName: string;
   runs: number;
   errorRate: number;
+  calls: number;
+  failedCalls: number;
 };
 
 export type TraceSpan = {
