@@ -8,6 +8,7 @@ import shellConfig from '../console-shell/rspack.config.js';
 import agentsConfig, { descriptor as agentsDescriptor } from '../console-remotes/agents/rspack.config.js';
 import adminConfig, { descriptor as adminDescriptor } from '../console-remotes/admin/rspack.config.js';
 import billingConfig, { descriptor as billingDescriptor } from '../console-remotes/billing/rspack.config.js';
+import observabilityConfig, { descriptor as observabilityDescriptor } from '../console-remotes/observability/rspack.config.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -19,6 +20,7 @@ export const CONSOLE_APPS = [
   { name: 'shell', dir: path.join(repoRoot, 'console-shell'), config: shellConfig, descriptor: undefined },
   { name: 'agents', dir: path.join(repoRoot, 'console-remotes/agents'), config: agentsConfig, descriptor: agentsDescriptor },
   { name: 'billing', dir: path.join(repoRoot, 'console-remotes/billing'), config: billingConfig, descriptor: billingDescriptor },
+  { name: 'observability', dir: path.join(repoRoot, 'console-remotes/observability'), config: observabilityConfig, descriptor: observabilityDescriptor },
   { name: 'admin', dir: path.join(repoRoot, 'console-remotes/admin'), config: adminConfig, descriptor: adminDescriptor },
 ] as const;
 

@@ -26,6 +26,26 @@ export async function up(knex: Knex): Promise<void> {
       return date_bin('15 minutes', at, timestamptz '2000-01-01 00:00:00+00')
   `);
 
+  // A trace summary's calls per tool (`{ "<tool>": { "calls": n, "failed": m } }`), merged batch by batch like its other counts.
+  await knex.schema.alterTable('traces', (t) => t.jsonb('tool_calls').notNullable().defaultTo('{}'));
+  await knex.raw(`
+    create function engram_add_tool_calls(earlier jsonb, later jsonb) returns jsonb
+      language sql immutable parallel safe
+      return (select coalesce(jsonb_object_agg(tool, jsonb_build_object('calls', calls, 'failed', failed)), '{}'::jsonb)
+                from (select tool, sum((counts ->> 'calls')::integer) as calls, sum((counts ->> 'failed')::integer) as failed
+                        from (select * from jsonb_each(earlier) union all select * from jsonb_each(later)) as each_tool(tool, counts)
+                       group by tool) as merged)
+  `);
+  await knex.raw(`
+    update traces set tool_calls = counted.tool_calls
+      from (select trace_id, jsonb_object_agg(tool, jsonb_build_object('calls', calls, 'failed', failed)) as tool_calls
+              from (select trace_id, coalesce(attributes ->> 'gen_ai.tool.name', substr(name, length('execute_tool ') + 1)) as tool,
+                           count(*) as calls, count(*) filter (where status_code = 'error') as failed
+                      from trace_spans where attributes ->> 'gen_ai.operation.name' = 'execute_tool' group by 1, 2) as per_tool
+             group by trace_id) as counted
+     where traces.trace_id = counted.trace_id
+  `);
+
   await knex.schema.createTable('run_metric_buckets', (t) => {
     t.text('organization_id').notNullable().references('organizations.id').onDelete('CASCADE');
     /** '' when the run named no project or template family, so the key stays a plain primary key. */
@@ -63,6 +83,8 @@ export async function up(knex: Knex): Promise<void> {
     t.text('tool_name').notNullable();
     t.integer('runs').notNullable().defaultTo(0);
     t.integer('failed_runs').notNullable().defaultTo(0);
+    t.integer('calls').notNullable().defaultTo(0);
+    t.integer('failed_calls').notNullable().defaultTo(0);
     t.primary(['organization_id', 'bucket_start', 'project_id', 'template_family', 'tool_name']);
   });
   // Steps, tokens and credits per model: the usage summary. A run counts once, for the model of its first step.
@@ -113,12 +135,15 @@ export async function up(knex: Knex): Promise<void> {
          where organization_id = summary.organization_id and day_start = day and project_id = project
            and template_family = family and agent_id = summary.agent_id;
       end if;
-      insert into tool_metric_buckets as t (organization_id, project_id, template_family, bucket_start, tool_name, runs, failed_runs)
-      select summary.organization_id, project, family, bucket, tool_name, sign, case when summary.has_tool_error then sign else 0 end
+      insert into tool_metric_buckets as t (organization_id, project_id, template_family, bucket_start, tool_name, runs, failed_runs, calls, failed_calls)
+      select summary.organization_id, project, family, bucket, tool_name, sign, case when summary.has_tool_error then sign else 0 end,
+             sign * coalesce((summary.tool_calls -> tool_name ->> 'calls')::integer, 0), sign * coalesce((summary.tool_calls -> tool_name ->> 'failed')::integer, 0)
         from unnest(summary.function_names) as tool_name
       on conflict (organization_id, bucket_start, project_id, template_family, tool_name) do update set
         runs = t.runs + excluded.runs,
-        failed_runs = t.failed_runs + excluded.failed_runs;
+        failed_runs = t.failed_runs + excluded.failed_runs,
+        calls = t.calls + excluded.calls,
+        failed_calls = t.failed_calls + excluded.failed_calls;
     end $$
   `);
   await knex.raw(`
@@ -127,10 +152,10 @@ export async function up(knex: Knex): Promise<void> {
       if tg_op = 'UPDATE' then
         -- Most batches only add spans: nothing a metric reads has moved.
         if (old.organization_id, old.project_id, old.template_family, old.agent_id, old.run_id, old.started_at, old.duration_ms,
-            old.agent_steps, old.has_api_error, old.has_tool_error, old.function_names)
+            old.agent_steps, old.has_api_error, old.has_tool_error, old.function_names, old.tool_calls)
            is not distinct from
            (new.organization_id, new.project_id, new.template_family, new.agent_id, new.run_id, new.started_at, new.duration_ms,
-            new.agent_steps, new.has_api_error, new.has_tool_error, new.function_names) then
+            new.agent_steps, new.has_api_error, new.has_tool_error, new.function_names, new.tool_calls) then
           return new;
         end if;
         perform engram_count_trace(old, -1);
@@ -249,5 +274,6 @@ export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTable('tool_metric_buckets');
   await knex.schema.dropTable('agent_activity_days');
   await knex.schema.dropTable('run_metric_buckets');
-  await knex.raw('drop function engram_metric_bucket, engram_latency_bin');
+  await knex.raw('drop function engram_metric_bucket, engram_latency_bin, engram_add_tool_calls');
+  await knex.schema.alterTable('traces', (t) => t.dropColumn('tool_calls'));
 }

@@ -85,6 +85,8 @@ type TraceSummary = {
   hasToolError: boolean;
   hasApiError: boolean;
   functionNames: string[];
+  /** Calls per tool in this batch, and those that failed. */
+  toolCalls: Record<string, { calls: number; failed: number }>;
 };
 
 function spanRow(span: ExportedSpan): SpanRow {
@@ -138,6 +140,7 @@ export function summarizeTraces(spans: ExportedSpan[]): TraceSummary[] {
       hasToolError: false,
       hasApiError: false,
       functionNames: [],
+      toolCalls: {},
     };
     summary.organizationId ??= row.organizationId;
     summary.projectId ??= text(span.attributes, ENGRAM.projectId);
@@ -154,6 +157,11 @@ export function summarizeTraces(spans: ExportedSpan[]): TraceSummary[] {
     if (operation === SPAN.executeTool) {
       const toolName = text(span.attributes, GEN_AI.toolName);
       if (toolName && !summary.functionNames.includes(toolName)) summary.functionNames.push(toolName);
+      if (toolName) {
+        const counts = (summary.toolCalls[toolName] ??= { calls: 0, failed: 0 });
+        counts.calls += 1;
+        if (failed) counts.failed += 1;
+      }
       if (failed) summary.hasToolError = true;
     }
     if (operation === SPAN.chat && failed) summary.hasApiError = true;
@@ -201,6 +209,7 @@ export class PostgresSpanExporter implements SpanExporter {
           hasToolError: trx.raw('traces.has_tool_error or excluded.has_tool_error'),
           hasApiError: trx.raw('traces.has_api_error or excluded.has_api_error'),
           functionNames: trx.raw('array(select distinct unnest(traces.function_names || excluded.function_names))'),
+          toolCalls: trx.raw('engram_add_tool_calls(traces.tool_calls, excluded.tool_calls)'),
         });
       await trx('trace_spans').insert(spans.map(spanRow)).onConflict(['traceId', 'spanId']).ignore();
     });

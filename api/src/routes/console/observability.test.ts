@@ -142,7 +142,7 @@ describe('metrics over a seeded month', () => {
   let analyst: ConsoleUser;
   /** 2026-09-01T00:00:00Z: a month wholly in the past, so that no seeded run falls in the last hour of any test run. */
   const MONTH = Date.UTC(2026, 8, 1) / 1000;
-  const month: Array<Seed & { startedAt: Date }> = [];
+  const month: Array<Seed & { startedAt: Date; toolCalls: number }> = [];
 
   beforeAll(async () => {
     analyst = await signUp(stack);
@@ -157,9 +157,12 @@ describe('metrics over a seeded month', () => {
         toolError: index % 6 === 0,
         apiError: index % 10 === 0,
       };
-      month.push({ ...entry, startedAt: new Date((MONTH + entry.minutesIn * 60) * 1000) });
+      const traceId = randomBytes(16).toString('hex');
+      // A run with a tool calls it once or twice; in a run with a tool error, one of its calls failed.
+      const toolCalls = entry.tools?.length ? 1 + (index % 2) : 0;
+      month.push({ ...entry, startedAt: new Date((MONTH + entry.minutesIn * 60) * 1000), toolCalls });
       await stack.db('traces').insert({
-        traceId: randomBytes(16).toString('hex'),
+        traceId,
         organizationId: analyst.organizationId,
         agentId: entry.agentId,
         runId: `run-${index}`,
@@ -170,6 +173,7 @@ describe('metrics over a seeded month', () => {
         hasToolError: entry.toolError,
         hasApiError: entry.apiError,
         functionNames: entry.tools,
+        toolCalls: toolCalls ? { web_search: { calls: toolCalls, failed: entry.toolError ? 1 : 0 } } : {},
       });
     }
   }, 60_000);
@@ -231,7 +235,13 @@ describe('metrics over a seeded month', () => {
     expectLatencyNear(overview.latencyMs.p50, nearestRank(month.map((run) => run.durationMs), 0.5));
     const searching = month.filter((run) => run.tools?.includes('web_search'));
     expect((await metric('metrics/tool-usage', {})).tools).toEqual([
-      { toolName: 'web_search', runs: searching.length, errorRate: searching.filter((run) => run.toolError).length / searching.length },
+      {
+        toolName: 'web_search',
+        runs: searching.length,
+        errorRate: searching.filter((run) => run.toolError).length / searching.length,
+        calls: searching.reduce((sum, run) => sum + run.toolCalls, 0),
+        failedCalls: searching.filter((run) => run.toolError).length,
+      },
     ]);
     expect((await metric('overview', { agentId: 'agent-1' })).runs).toBe(month.filter((run) => run.agentId === 'agent-1').length);
   });
@@ -253,7 +263,13 @@ describe('metrics over a seeded month', () => {
     expect(inRange.map((run) => run.minutesIn)).toContain(13_423);
     const searching = inRange.filter((run) => run.tools?.includes('web_search'));
     expect((await read('metrics/tool-usage')).tools).toEqual([
-      { toolName: 'web_search', runs: searching.length, errorRate: searching.filter((run) => run.toolError).length / searching.length },
+      {
+        toolName: 'web_search',
+        runs: searching.length,
+        errorRate: searching.filter((run) => run.toolError).length / searching.length,
+        calls: searching.reduce((sum, run) => sum + run.toolCalls, 0),
+        failedCalls: searching.filter((run) => run.toolError).length,
+      },
     ]);
   });
 

@@ -86,6 +86,35 @@ const TtftMessagesQuery = MetricQuerySchema.and(
 
 const Latency = z.object({ p50: z.number().nullable(), p95: z.number().nullable(), p99: z.number().nullable() });
 
+// The response shapes are named so the console kit's wire types carry them (npm run contracts:kit-types).
+const ObservabilityOverview = z
+  .object({
+    runs: z.number(),
+    steps: z.number(),
+    activeAgents: z.number(),
+    errors: z.object({ apiError: z.number(), toolError: z.number() }),
+    latencyMs: Latency,
+  })
+  .meta({ id: 'ObservabilityOverview' });
+const LatencyPeriod = Latency.extend({ period: z.string(), runs: z.number() }).meta({ id: 'LatencyPeriod' });
+const ErrorsPeriod = z.object({ period: z.string(), runs: z.number(), apiError: z.number(), toolError: z.number() }).meta({ id: 'ErrorsPeriod' });
+const StepsPeriod = z.object({ period: z.string(), runs: z.number(), steps: z.number(), stepsPerRun: z.number() }).meta({ id: 'StepsPeriod' });
+const ActiveAgentsPeriod = z.object({ period: z.string(), activeAgents: z.number() }).meta({ id: 'ActiveAgentsPeriod' });
+const TimeToFirstTokenMessage = z
+  .object({ runId: z.string(), agentId: z.string(), timeToFirstTokenMs: z.number(), durationMs: z.number().nullable(), createdAt: z.string() })
+  .meta({ id: 'TimeToFirstTokenMessage' });
+const ToolUsage = z
+  .object({
+    toolName: z.string(),
+    /** Runs that called the tool, and the share of them in which a tool failed. */
+    runs: z.number(),
+    errorRate: z.number(),
+    /** The calls of the tool in those runs (their `execute_tool` spans), and those that failed. */
+    calls: z.number(),
+    failedCalls: z.number(),
+  })
+  .meta({ id: 'ToolUsage' });
+
 /** The console's observability API: trace search over the span store, and the metrics family. */
 export function observabilityRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {
@@ -126,15 +155,7 @@ export function observabilityRoutes(services: AppServices): FastifyPluginAsyncZo
         schema: {
           tags,
           querystring: MetricQuerySchema,
-          response: {
-            200: z.object({
-              runs: z.number(),
-              steps: z.number(),
-              activeAgents: z.number(),
-              errors: z.object({ apiError: z.number(), toolError: z.number() }),
-              latencyMs: Latency,
-            }),
-          },
+          response: { 200: ObservabilityOverview },
         },
       },
       async (request) => services.metrics.overview(requireContext(request), metricQueryOf(request.query)),
@@ -142,7 +163,7 @@ export function observabilityRoutes(services: AppServices): FastifyPluginAsyncZo
 
     app.get(
       '/observability/metrics/latency',
-      { schema: { tags, querystring: MetricQuerySchema, response: { 200: z.object({ series: z.array(Latency.extend({ period: z.string(), runs: z.number() })) }) } } },
+      { schema: { tags, querystring: MetricQuerySchema, response: { 200: z.object({ series: z.array(LatencyPeriod) }) } } },
       async (request) => ({ series: await services.metrics.latency(requireContext(request), metricQueryOf(request.query)) }),
     );
 
@@ -152,7 +173,7 @@ export function observabilityRoutes(services: AppServices): FastifyPluginAsyncZo
         schema: {
           tags,
           querystring: MetricQuerySchema,
-          response: { 200: z.object({ series: z.array(z.object({ period: z.string(), runs: z.number(), apiError: z.number(), toolError: z.number() })) }) },
+          response: { 200: z.object({ series: z.array(ErrorsPeriod) }) },
         },
       },
       async (request) => ({ series: await services.metrics.errors(requireContext(request), metricQueryOf(request.query)) }),
@@ -164,7 +185,7 @@ export function observabilityRoutes(services: AppServices): FastifyPluginAsyncZo
         schema: {
           tags,
           querystring: MetricQuerySchema,
-          response: { 200: z.object({ series: z.array(z.object({ period: z.string(), runs: z.number(), steps: z.number(), stepsPerRun: z.number() })) }) },
+          response: { 200: z.object({ series: z.array(StepsPeriod) }) },
         },
       },
       async (request) => ({ series: await services.metrics.steps(requireContext(request), metricQueryOf(request.query)) }),
@@ -172,7 +193,7 @@ export function observabilityRoutes(services: AppServices): FastifyPluginAsyncZo
 
     app.get(
       '/observability/metrics/active-agents',
-      { schema: { tags, querystring: MetricQuerySchema, response: { 200: z.object({ series: z.array(z.object({ period: z.string(), activeAgents: z.number() })) }) } } },
+      { schema: { tags, querystring: MetricQuerySchema, response: { 200: z.object({ series: z.array(ActiveAgentsPeriod) }) } } },
       async (request) => ({ series: await services.metrics.activeAgents(requireContext(request), metricQueryOf(request.query)) }),
     );
 
@@ -183,7 +204,7 @@ export function observabilityRoutes(services: AppServices): FastifyPluginAsyncZo
           tags,
           summary: 'Percentiles of the time to the first token, in milliseconds, per period',
           querystring: MetricQuerySchema,
-          response: { 200: z.object({ series: z.array(Latency.extend({ period: z.string(), runs: z.number() })) }) },
+          response: { 200: z.object({ series: z.array(LatencyPeriod) }) },
         },
       },
       async (request) => ({ series: await services.metrics.timeToFirstToken(requireContext(request), metricQueryOf(request.query)) }),
@@ -196,14 +217,7 @@ export function observabilityRoutes(services: AppServices): FastifyPluginAsyncZo
           tags,
           summary: 'The sends of the range with their time to the first token, slowest first, 25 to a page',
           querystring: TtftMessagesQuery,
-          response: {
-            200: z.object({
-              messages: z.array(
-                z.object({ runId: z.string(), agentId: z.string(), timeToFirstTokenMs: z.number(), durationMs: z.number().nullable(), createdAt: z.string() }),
-              ),
-              hasNextPage: z.boolean(),
-            }),
-          },
+          response: { 200: z.object({ messages: z.array(TimeToFirstTokenMessage), hasNextPage: z.boolean() }) },
         },
       },
       async (request) => {
@@ -218,7 +232,7 @@ export function observabilityRoutes(services: AppServices): FastifyPluginAsyncZo
         schema: {
           tags,
           querystring: MetricQuerySchema,
-          response: { 200: z.object({ tools: z.array(z.object({ toolName: z.string(), runs: z.number(), errorRate: z.number() })) }) },
+          response: { 200: z.object({ tools: z.array(ToolUsage) }) },
         },
       },
       async (request) => ({ tools: await services.metrics.toolUsage(requireContext(request), metricQueryOf(request.query)) }),

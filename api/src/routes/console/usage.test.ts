@@ -24,6 +24,16 @@ function localDay(at: Date, timezone: string): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
 }
 
+/** `YYYY-MM-DDTHH:00` in the timezone, as the API writes an hourly period. */
+function localHour(at: Date, timezone: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', hourCycle: 'h23' })
+      .formatToParts(at)
+      .map((part) => [part.type, part.value]),
+  );
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:00`;
+}
+
 async function registerModel(): Promise<InferenceModel> {
   const row = { id: randomUUID(), name: MODEL, brand: 'openai', modelEndpoint: 'https://api.openai.com/v1', defaultRequestsPerMinutePerOrganization: 10_000, defaultTokensPerMinutePerOrganization: 10_000_000 };
   // The registry is the platform's, shared with other test files: the model may be registered already.
@@ -104,7 +114,16 @@ describe('usage and costs per model', () => {
     const now = Math.floor(Date.now() / 1000);
     const wholeQuarters = `range=custom&startTimeUnix=${Math.floor(now / quarterHour) * quarterHour - 3600}&endTimeUnix=${Math.ceil((now + 1) / quarterHour) * quarterHour}`;
     expect((await get(`/usage/model-summary?${wholeQuarters}`)).models).toEqual((await get('/usage/model-summary?range=1h')).models);
-    expect(await get('/costs?range=1h')).toEqual({ credits, dollars: credits * 0.001, models: [{ modelId: registered.id, model: MODEL, steps: 3, credits, dollars: credits * 0.001 }] });
+    expect(await get('/costs?range=1h&granularity=hourly&timezone=Asia/Kolkata')).toEqual({
+      credits,
+      dollars: credits * 0.001,
+      models: [{ modelId: registered.id, model: MODEL, steps: 3, credits, dollars: credits * 0.001 }],
+      series: [...new Set(charges.map((charge) => localHour(charge.createdAt, 'Asia/Kolkata')))].sort().map((period) => {
+        const inPeriod = charges.filter((charge) => localHour(charge.createdAt, 'Asia/Kolkata') === period);
+        const periodCredits = inPeriod.reduce((sum, charge) => sum + Number(charge.amount), 0);
+        return { period, steps: inPeriod.length, credits: periodCredits, dollars: periodCredits * 0.001 };
+      }),
+    });
     expect((await get(`/usage/model-summary?range=1h&agentId=${agentId}`)).models).toHaveLength(1);
     expect((await get('/usage/model-summary?range=1h&agentId=agent-elsewhere')).models).toEqual([]);
     expect((await get('/costs?range=1h&agentId=agent-elsewhere')).models).toEqual([]);
@@ -133,7 +152,7 @@ describe('usage and costs per model', () => {
 
   it('shows another organization nothing of it', async () => {
     expect((await get('/usage/model-summary?range=1h', stranger)).models).toEqual([]);
-    expect(await get('/costs?range=1h', stranger)).toEqual({ credits: 0, dollars: 0, models: [] });
+    expect(await get('/costs?range=1h', stranger)).toEqual({ credits: 0, dollars: 0, models: [], series: [] });
     expect((await get(`/costs/${registered.id}?range=1h`, stranger)).series).toEqual([]);
   });
 });

@@ -163,6 +163,8 @@ describe('the trace of a run', () => {
       (await owner.client.get(`/observability/overview?${new URLSearchParams({ range: 'custom', startTimeUnix: String(range.startTimeUnix), endTimeUnix: String(range.endTimeUnix), templateFamily })}`)).body;
     expect(await overview('support-bot')).toMatchObject({ runs: 1, steps: 2, activeAgents: 1 });
     expect(await overview('other-bot')).toMatchObject({ runs: 0, steps: 0, activeAgents: 0 });
+    const usage = await owner.client.get(`/observability/metrics/tool-usage?${new URLSearchParams({ range: 'custom', startTimeUnix: String(range.startTimeUnix), endTimeUnix: String(range.endTimeUnix) })}`);
+    expect(usage.body.tools).toEqual([{ toolName: 'memory_insert', runs: 1, errorRate: 0, calls: 1, failedCalls: 0 }]);
   });
 
   it('is another organization’s 404', async () => {

@@ -281,26 +281,41 @@ export function createMetricsService(deps: { db: Database }) {
       };
     },
 
-    /** Runs that called each tool, and the share of them in which a tool failed. */
+    /**
+     * Runs that called each tool and the share of them in which a tool failed, and the calls themselves with those that
+     * failed (each trace summary counts its `execute_tool` spans).
+     */
     async toolUsage(ctx: RequestContext, query: MetricQuery) {
       const parts = partsOf(query);
       const sources: Knex.QueryBuilder[] = [];
-      if (parts.buckets) sources.push(bucketsIn(db, ctx, query, 'tool_metric_buckets', parts.buckets).select('tool_name', 'runs', 'failed_runs'));
+      if (parts.buckets) sources.push(bucketsIn(db, ctx, query, 'tool_metric_buckets', parts.buckets).select('tool_name', 'runs', 'failed_runs', 'calls', 'failed_calls'));
       if (parts.runs.length) {
         sources.push(
           tracesIn(db, ctx, query, parts.runs)
             .joinRaw('cross join unnest(function_names) as tool_name')
-            .select('tool_name', db.raw('1 as runs'), db.raw('case when has_tool_error then 1 else 0 end as failed_runs')),
+            .select(
+              'tool_name',
+              db.raw('1 as runs'),
+              db.raw('case when has_tool_error then 1 else 0 end as failed_runs'),
+              db.raw(`coalesce((tool_calls -> tool_name ->> 'calls')::integer, 0) as calls`),
+              db.raw(`coalesce((tool_calls -> tool_name ->> 'failed')::integer, 0) as failed_calls`),
+            ),
         );
       }
       if (!sources.length) return [];
       const rows = (await db
         .from(db.unionAll(sources, true).as('calls'))
-        .select('tool_name', db.raw('sum(runs) as runs'), db.raw('sum(failed_runs) as failed'))
+        .select('tool_name', db.raw('sum(runs) as runs, sum(failed_runs) as failed, sum(calls) as calls, sum(failed_calls) as failed_calls'))
         .groupBy('tool_name')
         .havingRaw('sum(runs) > 0')
-        .orderBy([{ column: 'runs', order: 'desc' }, { column: 'tool_name' }])) as Array<{ toolName: string; runs: string; failed: string }>;
-      return rows.map((row) => ({ toolName: row.toolName, runs: num(row.runs), errorRate: num(row.failed) / Math.max(1, num(row.runs)) }));
+        .orderBy([{ column: 'runs', order: 'desc' }, { column: 'tool_name' }])) as Array<{ toolName: string; runs: string; failed: string; calls: string; failedCalls: string }>;
+      return rows.map((row) => ({
+        toolName: row.toolName,
+        runs: num(row.runs),
+        errorRate: num(row.failed) / Math.max(1, num(row.runs)),
+        calls: num(row.calls),
+        failedCalls: num(row.failedCalls),
+      }));
     },
   };
 }

@@ -29,6 +29,13 @@ function chargesInRange(db: Database, ctx: RequestContext, query: MetricQuery): 
   return charges;
 }
 
+/** A charge's hour or day in the caller's timezone (the one binding), as the metrics periods are written. */
+function chargePeriodOf(query: MetricQuery): string {
+  const unit = query.granularity === 'hourly' ? 'hour' : 'day';
+  const format = query.granularity === 'hourly' ? 'YYYY-MM-DD"T"HH24:00' : 'YYYY-MM-DD';
+  return `to_char(date_trunc('${unit}', transactions.created_at at time zone ?), '${format}')`;
+}
+
 /** The step cost table metering charges a model by: its own entry, else the default (`*`). */
 async function stepCostsOf(db: Database, model: string): Promise<StepCostEntry[]> {
   const bare = model.includes('/') ? model.slice(model.indexOf('/') + 1) : model;
@@ -122,8 +129,15 @@ export function createUsageService(deps: { db: Database }) {
       }));
     },
 
-    /** The range's step charges per model, with the registered model's id where the model is registered. */
+    /**
+     * The range's step charges per model, with the registered model's id where the model is registered, and per
+     * period of the range (all models together), for a chart of spend over time.
+     */
     async costs(ctx: RequestContext, query: MetricQuery) {
+      const periods = (await chargesInRange(db, ctx, query)
+        .select(db.raw(`${chargePeriodOf(query)} as period`, [query.timezone]), db.raw('count(*) as steps, sum(transactions.amount) as credits'))
+        .groupByRaw('1')
+        .orderByRaw('1')) as Array<{ period: string; steps: string; credits: string }>;
       const rows = (await chargesInRange(db, ctx, query)
         .select(db.raw(`coalesce(transactions.metadata->>'model', 'unknown') as model`), db.raw('count(*) as steps, sum(transactions.amount) as credits'))
         .groupByRaw('1')
@@ -140,21 +154,17 @@ export function createUsageService(deps: { db: Database }) {
         dollars: dollarsOf(num(row.credits)),
       }));
       const credits = models.reduce((sum, model) => sum + model.credits, 0);
-      return { credits, dollars: dollarsOf(credits), models };
+      const series = periods.map((row) => ({ period: row.period, steps: num(row.steps), credits: num(row.credits), dollars: dollarsOf(num(row.credits)) }));
+      return { credits, dollars: dollarsOf(credits), models, series };
     },
 
     /** One registered model's price per step and what its steps cost the organization per period of the range. */
     async modelCosts(ctx: RequestContext, modelId: string, query: MetricQuery) {
       const model = await InferenceModel.query(db).findById(modelId);
       if (!model) throw new NotFoundError('Model');
-      const unit = query.granularity === 'hourly' ? 'hour' : 'day';
-      const format = query.granularity === 'hourly' ? 'YYYY-MM-DD"T"HH24:00' : 'YYYY-MM-DD';
       const rows = (await chargesInRange(db, ctx, query)
         .whereRaw(`transactions.metadata->>'model' = ?`, [model.name])
-        .select(
-          db.raw(`to_char(date_trunc('${unit}', transactions.created_at at time zone ?), '${format}') as period`, [query.timezone]),
-          db.raw('count(*) as steps, sum(transactions.amount) as credits'),
-        )
+        .select(db.raw(`${chargePeriodOf(query)} as period`, [query.timezone]), db.raw('count(*) as steps, sum(transactions.amount) as credits'))
         .groupByRaw('1')
         .orderByRaw('1')) as Array<{ period: string; steps: string; credits: string }>;
       const series = rows.map((row) => ({ period: row.period, steps: num(row.steps), credits: num(row.credits), dollars: dollarsOf(num(row.credits)) }));

@@ -43,6 +43,11 @@ export type AbTestTemplate = {
   weight: number;
 };
 
+export type ActiveAgentsPeriod = {
+  period: string;
+  activeAgents: number;
+};
+
 export type AgentFile = {
   agents: {
     id: string;
@@ -376,6 +381,26 @@ export type Conversation = {
   updated_at: string;
 };
 
+export type CostPeriod = {
+  period: string;
+  steps: number;
+  credits: number;
+  dollars: number;
+};
+
+export type CostSummary = {
+  credits: number;
+  dollars: number;
+  models: {
+    modelId: string | null;
+    model: string;
+    steps: number;
+    credits: number;
+    dollars: number;
+  }[];
+  series: CostPeriod[];
+};
+
 export type CreditPurchase = {
   totalCredits: number;
   payment: BillingHistoryEntry;
@@ -493,6 +518,13 @@ export type EmbeddingModel = {
 
 export type ErrorResponse = {
   detail: string | Record<string, unknown>;
+};
+
+export type ErrorsPeriod = {
+  period: string;
+  runs: number;
+  apiError: number;
+  toolError: number;
 };
 
 export type FileBlock = {
@@ -809,6 +841,14 @@ export type LLMConfig = {
   [key: string]: unknown;
 };
 
+export type LatencyPeriod = {
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+  period: string;
+  runs: number;
+};
+
 export type LettaMessage = SystemMessage | UserMessage | AssistantMessage | ReasoningMessage | HiddenReasoningMessage | ToolCallMessage | ToolReturnMessage | ApprovalRequestMessage | ApprovalResponseMessage;
 
 export type LettaResponse = {
@@ -938,6 +978,49 @@ export type Model = {
   max_context_window: number;
   model_type: "llm";
   [key: string]: unknown;
+};
+
+export type ModelCosts = {
+  modelId: string;
+  model: string;
+  brand: string;
+  stepCosts: {
+    version: 1;
+    costs: {
+      maxContextWindowSize: number;
+      cost: number;
+    }[];
+  };
+  steps: number;
+  credits: number;
+  dollars: number;
+  series: CostPeriod[];
+};
+
+export type ModelUsageSummary = {
+  model: string;
+  runs: number;
+  steps: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  credits: number;
+  dollars: number;
+};
+
+export type ObservabilityOverview = {
+  runs: number;
+  steps: number;
+  activeAgents: number;
+  errors: {
+    apiError: number;
+    toolError: number;
+  };
+  latencyMs: {
+    p50: number | null;
+    p95: number | null;
+    p99: number | null;
+  };
 };
 
 export type Passage = {
@@ -1210,6 +1293,13 @@ export type StepMetrics = {
   project_id: string | null;
 };
 
+export type StepsPeriod = {
+  period: string;
+  runs: number;
+  steps: number;
+  stepsPerRun: number;
+};
+
 export type SystemMessage = {
   id: string;
   date: string;
@@ -1258,6 +1348,14 @@ export type TextContent = {
   type: "text";
   text: string;
   signature?: string | null;
+};
+
+export type TimeToFirstTokenMessage = {
+  runId: string;
+  agentId: string;
+  timeToFirstTokenMs: number;
+  durationMs: number | null;
+  createdAt: string;
 };
 
 export type Tool = {
@@ -1343,6 +1441,14 @@ export type ToolReturnMessage = {
   stdout?: string[] | null;
   stderr?: string[] | null;
   tool_returns: ToolReturn[];
+};
+
+export type ToolUsage = {
+  toolName: string;
+  runs: number;
+  errorRate: number;
+  calls: number;
+  failedCalls: number;
 };
 
 export type TraceSpan = {
