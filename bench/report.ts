@@ -186,6 +186,7 @@ export function formatReport(results: BenchResults): string {
       LATENCY_HEADERS,
       observability.queries.map((query) => latencyRow(query.name, query.ms)),
     ),
+    `   Tracing's cost per step (${observability.spanExport.spansPerStep} spans: agent_step, chat, execute_tool): recording them ${(observability.spanExport.recordPerStepUs.p50 / 1000).toFixed(3)} ms p50 / ${(observability.spanExport.recordPerStepUs.p99 / 1000).toFixed(3)} ms p99 on the step's path; the span store's write ${observability.spanExport.writePerStepMs.p50.toFixed(3)} ms p50 per step, off the path, in batches of ${observability.spanExport.stepsPerBatch} steps.`,
   ].join('\n');
 }
 

@@ -1,8 +1,18 @@
 import type { Database } from '@engram/db';
 import { createObservabilityServices } from '@engram/api';
 import { summarize, type Summary } from '../stats.js';
+import { measureSpanExport, type SpanExportMeasurement } from './span-export.js';
 
-export type ObservabilityMeasurement = { traces: number; steps: number; seedMs: number; queries: Array<{ name: string; ms: Summary }> };
+export type ObservabilityMeasurement = {
+  traces: number;
+  steps: number;
+  seedMs: number;
+  queries: Array<{ name: string; ms: Summary }>;
+  spanExport: SpanExportMeasurement;
+};
+
+/** A batch of the span processor holds up to 512 spans: about 170 steps of three spans. */
+const STEPS_PER_EXPORT_BATCH = 170;
 
 const DAY_MS = 86_400_000;
 
@@ -67,5 +77,6 @@ export async function measureObservability(
     }
     queries.push({ name, ms: summarize(samples) });
   }
-  return { traces: plan.traces, steps: plan.steps, seedMs, queries };
+  const spanExport = await measureSpanExport(deps, { warmup: 200, samples: STEPS_PER_EXPORT_BATCH * 20, stepsPerBatch: STEPS_PER_EXPORT_BATCH });
+  return { traces: plan.traces, steps: plan.steps, seedMs, queries, spanExport };
 }
