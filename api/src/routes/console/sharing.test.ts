@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, Block, IdentityAgent, SharedChatConversation } from '@engram/db';
+import { Agent, Block, Identity, IdentityAgent, SharedChatConversation } from '@engram/db';
 import { startAgentTestContext, type AgentTestContext } from '@engram/testing/agent-test-context';
 import { ConsoleClient } from '@engram/testing/cookie-jar';
 import { collectSse } from '@engram/testing/sse';
@@ -205,6 +205,25 @@ describe('shared chat access levels', () => {
     expect(refused.body.errorCode).toBe('tooManyRequests');
     // Signed-in visitors are known by their account, not their address.
     expect((await chat(outsider.client, chatId, 'said:signed-in')).status).toBe(200);
+  });
+
+  it('deletes its visitors\' hidden copies, their conversations and identities with the shared agent', { timeout: 120_000 }, async () => {
+    const agent = await newAgent('short-lived-agent');
+    const chatId = await shareChat(agent, 'everyone');
+    expect((await chat(new ConsoleClient(ctx.stack.baseUrl), chatId, 'said:first')).status).toBe(200);
+    expect((await chat(outsider.client, chatId, 'said:second')).status).toBe(200);
+    const conversations = await SharedChatConversation.query(ctx.stack.db).where({ chatId });
+    expect(conversations).toHaveLength(2);
+    const kept = await newAgent('kept-agent');
+
+    expect((await ctx.call(ownerKey, 'DELETE', `/agents/${agent.id}`)).status).toBe(200);
+    const copyIds = conversations.map((conversation) => conversation.agentId);
+    expect(await Agent.query(ctx.stack.db).whereIn('id', copyIds).resultSize()).toBe(0);
+    expect(await SharedChatConversation.query(ctx.stack.db).whereIn('agentId', copyIds).resultSize()).toBe(0);
+    expect(await Identity.query(ctx.stack.db).whereIn('id', conversations.map((conversation) => conversation.identityId)).resultSize()).toBe(0);
+    expect(await Block.query(ctx.stack.db).join('agent_blocks', 'agent_blocks.block_id', 'blocks.id').whereIn('agent_blocks.agent_id', copyIds).resultSize()).toBe(0);
+    expect((await new ConsoleClient(ctx.stack.baseUrl).get(`/chat/${chatId}`)).status).toBe(404);
+    expect((await ctx.call(ownerKey, 'GET', `/agents/${kept.id}`)).status).toBe(200);
   });
 
   it('refuses an empty message', async () => {

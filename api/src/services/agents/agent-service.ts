@@ -17,6 +17,7 @@ import {
   Identity,
   IdentityAgent,
   Message,
+  SharedChatConversation,
   SimulatedAgent,
   Tool,
   applyFileViewLimits,
@@ -523,6 +524,25 @@ export function createAgentService(deps: AgentServiceDeps) {
       .delete();
   }
 
+  /**
+   * Deletes the hidden copies of the agent its shared chat made for its visitors (their conversations go with them),
+   * and the visitors' identities no other agent is linked to.
+   */
+  async function deleteVisitorCopies(trx: Knex, ctx: RequestContext, agentId: string): Promise<void> {
+    const conversations = await SharedChatConversation.query(trx)
+      .forOrg(ctx.organizationId)
+      .join('shared_chats', 'shared_chats.id', 'shared_chat_conversations.chat_id')
+      .where('shared_chats.agent_id', agentId)
+      .select('shared_chat_conversations.agent_id', 'shared_chat_conversations.identity_id');
+    if (conversations.length === 0) return;
+    for (const conversation of conversations) await deleteAgent(trx, ctx, conversation.agentId);
+    await Identity.query(trx)
+      .forOrg(ctx.organizationId)
+      .whereIn('identities.id', conversations.map((conversation) => conversation.identityId))
+      .whereNotExists(IdentityAgent.query(trx).whereColumn('identity_agents.identity_id', 'identities.id'))
+      .delete();
+  }
+
   function filtered(ctx: RequestContext, filter: AgentFilter) {
     // A template's simulated agent is the template editor's own: it is never listed.
     const query = Agent.query(db)
@@ -681,12 +701,16 @@ export function createAgentService(deps: AgentServiceDeps) {
       return loadAgentView(db, secrets, ctx.organizationId, agentId, EVERY_RELATIONSHIP);
     },
 
-    /** Deletes the agent with its history (and its sleep-time agents); its blocks go too, unless another agent still uses them. */
+    /**
+     * Deletes the agent with its history (and its sleep-time agents and its shared chat's visitor copies); its blocks
+     * go too, unless another agent still uses them.
+     */
     async delete(ctx: RequestContext, agentId: string): Promise<void> {
       await db.transaction(async (trx) => {
         await findAgent(trx, ctx.organizationId, agentId);
-        // Its sleep-time agents exist only to serve it, so they go with it.
+        // Its sleep-time agents and its visitors' copies exist only to serve it, so they go with it.
         await disableSleeptime(trx, ctx, agentId);
+        await deleteVisitorCopies(trx, ctx, agentId);
         await deleteAgent(trx, ctx, agentId);
       });
     },
