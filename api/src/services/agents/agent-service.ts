@@ -24,6 +24,7 @@ import {
   ensureBaseTools,
   fileViewLimitsOfAgent,
   newId,
+  NOT_A_VISITOR_COPY,
   recompileSystemMessage,
   type ContentPart,
   type Database,
@@ -544,10 +545,11 @@ export function createAgentService(deps: AgentServiceDeps) {
   }
 
   function filtered(ctx: RequestContext, filter: AgentFilter) {
-    // A template's simulated agent is the template editor's own: it is never listed.
+    // A template's simulated agent is the template editor's own, and a shared chat's copies are its visitors': neither is listed.
     const query = Agent.query(db)
       .forOrg(ctx.organizationId)
-      .whereNotExists(SimulatedAgent.query(db).whereColumn('simulated_agents.agent_id', 'agents.id'));
+      .whereNotExists(SimulatedAgent.query(db).whereColumn('simulated_agents.agent_id', 'agents.id'))
+      .whereRaw(NOT_A_VISITOR_COPY);
     if (filter.templateId !== undefined) query.where('agents.template_id', filter.templateId);
     if (filter.baseTemplateId !== undefined) query.where('agents.base_template_id', filter.baseTemplateId);
     if (filter.identityId !== undefined || filter.identifierKeys?.length) {

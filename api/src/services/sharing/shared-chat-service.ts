@@ -98,6 +98,7 @@ export function createSharedChatService(deps: SharedChatServiceDeps) {
       stripMessages: true,
       projectId: agent.projectId ?? undefined,
       secrets: {},
+      countsAgainstAgentLimit: false,
     });
     try {
       return await db.transaction(async (trx) => {
