@@ -53,11 +53,11 @@ async function shareChat(agent: { id: string; projectId: string }, accessLevel: 
 }
 
 /** Sends a message through the chat as the browser would, and returns the status and the streamed events. */
-async function chat(client: ConsoleClient, chatId: string, message: string) {
+async function chat(client: ConsoleClient, chatId: string, message: string, headers: Record<string, string> = {}) {
   const cookie = client.jar.header();
-  const response = await fetch(`${ctx.stack.baseUrl}/api/chat/${chatId}/messages/stream`, {
+  const response = await fetch(`${client.baseUrl}/api/chat/${chatId}/messages/stream`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+    headers: { 'content-type': 'application/json', ...headers, ...(cookie ? { cookie } : {}) },
     body: JSON.stringify({ message }),
   });
   client.jar.store(response);
@@ -197,10 +197,10 @@ describe('shared chat access levels', () => {
     const chatId = await shareChat(agent, 'everyone');
     const visitors = [new ConsoleClient(ctx.stack.baseUrl), new ConsoleClient(ctx.stack.baseUrl)];
     for (let sent = 0; sent < ANONYMOUS_MESSAGES_PER_IP.limit; sent += 1) {
-      expect((await chat(visitors[sent % 2]!, chatId, `said:m${sent}`)).status).toBe(200);
+      expect((await chat(visitors[sent % 2]!, chatId, `said:m${sent}`, { 'x-forwarded-for': `203.0.113.${sent}` })).status).toBe(200);
     }
-    // Another browser from the same address shares its budget.
-    const refused = await chat(new ConsoleClient(ctx.stack.baseUrl), chatId, 'said:one-too-many');
+    // Another browser from the same address shares its budget; without ENGRAM_TRUST_PROXY, X-Forwarded-For is not believed.
+    const refused = await chat(new ConsoleClient(ctx.stack.baseUrl), chatId, 'said:one-too-many', { 'x-forwarded-for': '198.51.100.7' });
     expect(refused.status).toBe(429);
     expect(refused.body.errorCode).toBe('tooManyRequests');
     // Signed-in visitors are known by their account, not their address.
@@ -232,6 +232,35 @@ describe('shared chat access levels', () => {
     const response = await chat(new ConsoleClient(ctx.stack.baseUrl), chatId, '   ');
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ message: 'Message is required', errorCode: 'validation' });
+  });
+});
+
+describe('behind a trusted proxy (ENGRAM_TRUST_PROXY)', () => {
+  let proxied: AgentTestContext;
+
+  beforeAll(async () => {
+    proxied = await startAgentTestContext({ apiEnv: { ENGRAM_TRUST_PROXY: '127.0.0.1, ::1' } });
+    proxied.model.onRequest(() => ({ type: 'text', text: 'Hello.' }));
+  }, 120_000);
+
+  afterAll(async () => {
+    await proxied?.stop();
+  });
+
+  it('rate-limits signed-out visitors by the address the proxy forwards', { timeout: 180_000 }, async () => {
+    const sharer = await signUp(proxied.stack, { name: 'Proxied owner' });
+    const key = (await sharer.client.post('/api-keys', { name: 'proxied key' })).body.apiKey as string;
+    const created = await proxied.call(key, 'POST', '/agents/', { model: 'openai/gpt-4o-mini', name: 'proxied-agent' });
+    const projectId = (await Agent.query(proxied.stack.db).findById(created.body.id))!.projectId!;
+    const chatId = (await sharer.client.put(`/projects/${projectId}/agents/${created.body.id}/shared-chat/configuration`, { accessLevel: 'everyone' })).body.chatId as string;
+    const first = { client: new ConsoleClient(proxied.stack.baseUrl), headers: { 'x-forwarded-for': '203.0.113.10' } };
+    const second = { client: new ConsoleClient(proxied.stack.baseUrl), headers: { 'x-forwarded-for': '203.0.113.20' } };
+    for (let sent = 0; sent < ANONYMOUS_MESSAGES_PER_IP.limit; sent += 1) {
+      expect((await chat(first.client, chatId, `said:p${sent}`, first.headers)).status).toBe(200);
+    }
+    expect((await chat(first.client, chatId, 'said:one-too-many', first.headers)).status).toBe(429);
+    // Another visitor behind the same proxy has a budget of their own.
+    expect((await chat(second.client, chatId, 'said:other-visitor', second.headers)).status).toBe(200);
   });
 });
 
