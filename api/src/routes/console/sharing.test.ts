@@ -4,7 +4,7 @@ import { startAgentTestContext, type AgentTestContext } from '@engram/testing/ag
 import { ConsoleClient } from '@engram/testing/cookie-jar';
 import { collectSse } from '@engram/testing/sse';
 import { ANONYMOUS_MESSAGES_PER_IP } from '../../services/sharing/shared-chat-service.js';
-import { inviteMember, signUp, type ConsoleUser } from './console-test-support.js';
+import { inviteMember, signUp, uniqueEmail, type ConsoleUser } from './console-test-support.js';
 
 /**
  * Shared chats and launch links (spec 000 §7) through the console API, with browsers that are signed out, signed
@@ -17,6 +17,8 @@ let ownerKey: string;
 let analyst: ConsoleUser;
 let restrictedMember: ConsoleUser;
 let outsider: ConsoleUser;
+/** ENGRAM_ADMIN_EMAILS makes this account, once signed up, the platform admin who bans organizations. */
+const PLATFORM_ADMIN_EMAIL = uniqueEmail('sharing-admin');
 
 const LEVELS = ['restricted', 'organization', 'logged-in', 'everyone'] as const;
 type Level = (typeof LEVELS)[number];
@@ -69,7 +71,7 @@ const assistantText = (messages: Array<{ message_type: string; content?: unknown
   messages.filter((message) => message.message_type === 'assistant_message').map((message) => String(message.content));
 
 beforeAll(async () => {
-  ctx = await startAgentTestContext();
+  ctx = await startAgentTestContext({ apiEnv: { ENGRAM_ADMIN_EMAILS: PLATFORM_ADMIN_EMAIL } });
   // The model repeats the newest user message, so each answer shows which conversation it saw.
   ctx.model.onRequest((request) => {
     const users = request.messages.filter((message) => message.role === 'user');
@@ -368,5 +370,49 @@ describe('launch links', () => {
     expect(assistantText((await ada.get(`/chat/${adaLaunch.body.chatId}/messages`)).body)).toEqual(['echo ada-hello after 1 user messages']);
     expect(await SharedChatConversation.query(ctx.stack.db).where({ chatId: adaLaunch.body.chatId }).resultSize()).toBe(0);
     expect((await chat(lin, adaLaunch.body.chatId, 'said:intruder')).status).toBe(404);
+  });
+});
+
+describe('a banned organization', () => {
+  it("answers its shared chats and launch links as unknown ids until it is unbanned", { timeout: 180_000 }, async () => {
+    const platformAdmin = await signUp(ctx.stack, { name: 'Platform admin', email: PLATFORM_ADMIN_EMAIL });
+    const sharer = await signUp(ctx.stack, { name: 'Soon banned' });
+    const key = (await sharer.client.post('/api-keys', { name: 'banned key' })).body.apiKey as string;
+    const created = await ctx.call(key, 'POST', '/agents/', { model: 'openai/gpt-4o-mini', name: 'banned-agent', memory_blocks: [{ label: 'human', value: 'Unknown.' }] });
+    const projectId = (await Agent.query(ctx.stack.db).findById(created.body.id))!.projectId!;
+    const chatId = (await sharer.client.put(`/projects/${projectId}/agents/${created.body.id}/shared-chat/configuration`, { accessLevel: 'everyone' })).body.chatId as string;
+    const template = await sharer.client.post('/agent-templates', { name: `banned-${Date.now().toString(36)}`, agentId: created.body.id });
+    expect(template.status, JSON.stringify(template.body)).toBe(201);
+    const launchId = (await sharer.client.post(`/agent-templates/${template.body.id}/launch-link`, { accessLevel: 'everyone' })).body.launchId as string;
+
+    const visitor = new ConsoleClient(ctx.stack.baseUrl);
+    expect((await chat(visitor, chatId, 'said:before-ban')).status).toBe(200);
+    const launched = await visitor.post(`/launch-links/${launchId}/share-chat`, {});
+    expect(launched.status, JSON.stringify(launched.body)).toBe(200);
+
+    /** Every public answer of the organization's chat and link, as status codes. */
+    const answers = async () => ({
+      chat: (await visitor.get(`/chat/${chatId}`)).status,
+      messages: (await visitor.get(`/chat/${chatId}/messages`)).status,
+      launchedChat: (await visitor.get(`/chat/${launched.body.chatId}`)).status,
+      metadata: (await visitor.get(`/launch-link-metadata/${launchId}`)).status,
+      launch: (await visitor.post(`/launch-links/${launchId}/share-chat`, {})).status,
+    });
+    expect(await answers()).toEqual({ chat: 200, messages: 200, launchedChat: 200, metadata: 200, launch: 200 });
+
+    expect((await platformAdmin.client.post(`/admin/organizations/${sharer.organizationId}/ban`)).status).toBe(200);
+    expect(await answers()).toEqual({ chat: 404, messages: 404, launchedChat: 404, metadata: 404, launch: 404 });
+    const sent = await chat(visitor, chatId, 'said:after-ban');
+    expect(sent.status).toBe(404);
+    // Just what an unknown id answers, for any visitor: nothing tells of the ban.
+    const unknown = await visitor.get('/chat/chat-00000000-0000-4000-8000-000000000000');
+    expect((await visitor.get(`/chat/${chatId}`)).body).toEqual(unknown.body);
+    expect(sent.body).toEqual(unknown.body);
+    expect((await outsider.client.get(`/chat/${chatId}`)).body).toEqual(unknown.body);
+    expect((await visitor.get(`/launch-link-metadata/${launchId}`)).body).toEqual((await visitor.get('/launch-link-metadata/launch-00000000-0000-4000-8000-000000000000')).body);
+
+    expect((await platformAdmin.client.post(`/admin/organizations/${sharer.organizationId}/unban`)).status).toBe(200);
+    expect(await answers()).toEqual({ chat: 200, messages: 200, launchedChat: 200, metadata: 200, launch: 200 });
+    expect(assistantText((await visitor.get(`/chat/${chatId}/messages`)).body)).toEqual(['echo before-ban after 1 user messages']);
   });
 });
