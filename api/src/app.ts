@@ -24,6 +24,11 @@ export type AppDeps = {
   tracer?: Tracer;
 };
 
+/** Fastify's types leave out the hop count its runtime takes; as a function it is the same rule (proxy-addr's). */
+function trustProxyOption(trust: ApiConfig['trustProxy']): FastifyServerOptions['trustProxy'] {
+  return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
+}
+
 /** Builds the whole HTTP app without listening, so tests and the server share one composition. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -32,6 +37,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: 'x-request-id',
     genReqId: () => `req-${randomUUID()}`,
     bodyLimit: JSON_BODY_LIMIT_BYTES,
+    trustProxy: trustProxyOption(deps.config.trustProxy),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -1,9 +1,36 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ConfigError, firstIssueLine, parseTemporalConfig, withoutEmptyValues } from '@engram/temporal';
 import { parsePaymentsConfig, PaymentsConfigError, type PaymentsConfig } from '@engram/integrations/payments';
 import { NotifierConfigError, parseSmtpConfig, type SmtpConfig } from '@engram/integrations/notifications';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** One proxy address or network, as Fastify's `trustProxy` (proxy-addr) takes it: `10.0.0.1`, `10.0.0.0/8`, `::1`. */
+function isAddressOrNetwork(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  if (rest.length > 0 || !address) return false;
+  const version = isIP(address);
+  if (version === 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+const TRUST_PROXY_ERROR = 'must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses or networks (CIDR)';
+
+/** ENGRAM_TRUST_PROXY: `true`, `false`, a hop count, or a comma-separated list of addresses and CIDR networks. */
+const TrustProxySchema = z.string().transform((value, context): boolean | number | string[] => {
+  const trimmed = value.trim();
+  if (trimmed === 'true' || trimmed === 'false') return trimmed === 'true';
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const entries = trimmed.split(',').map((entry) => entry.trim()).filter(Boolean);
+  if (entries.length === 0 || !entries.every(isAddressOrNetwork)) {
+    context.addIssue({ code: 'custom', message: TRUST_PROXY_ERROR });
+    return z.NEVER;
+  }
+  return entries;
+});
 
 export const ApiConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8283),
@@ -23,6 +50,7 @@ export const ApiConfigSchema = z.object({
     .optional(),
   ENGRAM_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, like https://engram.example.com' }).optional(),
   ENGRAM_BILLING: z.enum(['on', 'off'], { error: 'must be on or off' }).default('off'),
+  ENGRAM_TRUST_PROXY: TrustProxySchema.optional(),
   ENGRAM_CLOUD_ACCESS_CODES: z
     .string()
     .transform((value) => value.split(',').map((code) => code.trim()).filter(Boolean))
@@ -66,6 +94,12 @@ export type ApiConfig = {
    * limits, quotas and the credit balance, as the hosted product does.
    */
   billingMode: 'on' | 'off';
+  /**
+   * ENGRAM_TRUST_PROXY, Fastify's `trustProxy`: which proxies' `X-Forwarded-For` (and `-Proto`, `-Host`) to believe, so
+   * a request's address is its client's rather than the proxy's (per-address rate limits then tell visitors apart).
+   * `false` (the default) believes none; `true` every one; a number that many hops; a list those addresses or networks.
+   */
+  trustProxy: boolean | number | string[];
   /** STRIPE_SECRET_KEY and STRIPE_API_BASE: card payments through Stripe; null without a key. */
   payments: PaymentsConfig;
   /** ENGRAM_ADMIN_EMAILS, lower-cased: accounts with these emails are platform admins (besides the first-start admin). */
@@ -102,6 +136,7 @@ export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
     cloudAccessCodes: parsed.data.ENGRAM_CLOUD_ACCESS_CODES ?? [],
     publicUrl: (parsed.data.ENGRAM_PUBLIC_URL ?? `http://${parsed.data.HOST}:${parsed.data.PORT}`).replace(/\/+$/, ''),
     billingMode: parsed.data.ENGRAM_BILLING,
+    trustProxy: parsed.data.ENGRAM_TRUST_PROXY ?? false,
     payments: asConfigError(() => parsePaymentsConfig(env), PaymentsConfigError),
   };
 }

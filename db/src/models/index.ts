@@ -147,6 +147,7 @@ export {
   AgentFileVote,
   SHARE_ACCESS_LEVELS,
   AGENT_FILE_ACCESS_LEVELS,
+  NOT_A_VISITOR_COPY,
   type ShareAccessLevel,
   type AgentFileAccessLevel,
 } from './sharing.js';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, Block, IdentityAgent, SharedChatConversation } from '@engram/db';
+import { Agent, Block, Identity, IdentityAgent, SharedChatConversation } from '@engram/db';
 import { startAgentTestContext, type AgentTestContext } from '@engram/testing/agent-test-context';
 import { ConsoleClient } from '@engram/testing/cookie-jar';
 import { collectSse } from '@engram/testing/sse';
 import { ANONYMOUS_MESSAGES_PER_IP } from '../../services/sharing/shared-chat-service.js';
-import { inviteMember, signUp, type ConsoleUser } from './console-test-support.js';
+import { inviteMember, signUp, uniqueEmail, type ConsoleUser } from './console-test-support.js';
 
 /**
  * Shared chats and launch links (spec 000 §7) through the console API, with browsers that are signed out, signed
@@ -17,6 +17,8 @@ let ownerKey: string;
 let analyst: ConsoleUser;
 let restrictedMember: ConsoleUser;
 let outsider: ConsoleUser;
+/** ENGRAM_ADMIN_EMAILS makes this account, once signed up, the platform admin who bans organizations. */
+const PLATFORM_ADMIN_EMAIL = uniqueEmail('sharing-admin');
 
 const LEVELS = ['restricted', 'organization', 'logged-in', 'everyone'] as const;
 type Level = (typeof LEVELS)[number];
@@ -53,11 +55,11 @@ async function shareChat(agent: { id: string; projectId: string }, accessLevel: 
 }
 
 /** Sends a message through the chat as the browser would, and returns the status and the streamed events. */
-async function chat(client: ConsoleClient, chatId: string, message: string) {
+async function chat(client: ConsoleClient, chatId: string, message: string, headers: Record<string, string> = {}) {
   const cookie = client.jar.header();
-  const response = await fetch(`${ctx.stack.baseUrl}/api/chat/${chatId}/messages/stream`, {
+  const response = await fetch(`${client.baseUrl}/api/chat/${chatId}/messages/stream`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+    headers: { 'content-type': 'application/json', ...headers, ...(cookie ? { cookie } : {}) },
     body: JSON.stringify({ message }),
   });
   client.jar.store(response);
@@ -69,7 +71,7 @@ const assistantText = (messages: Array<{ message_type: string; content?: unknown
   messages.filter((message) => message.message_type === 'assistant_message').map((message) => String(message.content));
 
 beforeAll(async () => {
-  ctx = await startAgentTestContext();
+  ctx = await startAgentTestContext({ apiEnv: { ENGRAM_ADMIN_EMAILS: PLATFORM_ADMIN_EMAIL } });
   // The model repeats the newest user message, so each answer shows which conversation it saw.
   ctx.model.onRequest((request) => {
     const users = request.messages.filter((message) => message.role === 'user');
@@ -197,14 +199,33 @@ describe('shared chat access levels', () => {
     const chatId = await shareChat(agent, 'everyone');
     const visitors = [new ConsoleClient(ctx.stack.baseUrl), new ConsoleClient(ctx.stack.baseUrl)];
     for (let sent = 0; sent < ANONYMOUS_MESSAGES_PER_IP.limit; sent += 1) {
-      expect((await chat(visitors[sent % 2]!, chatId, `said:m${sent}`)).status).toBe(200);
+      expect((await chat(visitors[sent % 2]!, chatId, `said:m${sent}`, { 'x-forwarded-for': `203.0.113.${sent}` })).status).toBe(200);
     }
-    // Another browser from the same address shares its budget.
-    const refused = await chat(new ConsoleClient(ctx.stack.baseUrl), chatId, 'said:one-too-many');
+    // Another browser from the same address shares its budget; without ENGRAM_TRUST_PROXY, X-Forwarded-For is not believed.
+    const refused = await chat(new ConsoleClient(ctx.stack.baseUrl), chatId, 'said:one-too-many', { 'x-forwarded-for': '198.51.100.7' });
     expect(refused.status).toBe(429);
     expect(refused.body.errorCode).toBe('tooManyRequests');
     // Signed-in visitors are known by their account, not their address.
     expect((await chat(outsider.client, chatId, 'said:signed-in')).status).toBe(200);
+  });
+
+  it('deletes its visitors\' hidden copies, their conversations and identities with the shared agent', { timeout: 120_000 }, async () => {
+    const agent = await newAgent('short-lived-agent');
+    const chatId = await shareChat(agent, 'everyone');
+    expect((await chat(new ConsoleClient(ctx.stack.baseUrl), chatId, 'said:first')).status).toBe(200);
+    expect((await chat(outsider.client, chatId, 'said:second')).status).toBe(200);
+    const conversations = await SharedChatConversation.query(ctx.stack.db).where({ chatId });
+    expect(conversations).toHaveLength(2);
+    const kept = await newAgent('kept-agent');
+
+    expect((await ctx.call(ownerKey, 'DELETE', `/agents/${agent.id}`)).status).toBe(200);
+    const copyIds = conversations.map((conversation) => conversation.agentId);
+    expect(await Agent.query(ctx.stack.db).whereIn('id', copyIds).resultSize()).toBe(0);
+    expect(await SharedChatConversation.query(ctx.stack.db).whereIn('agentId', copyIds).resultSize()).toBe(0);
+    expect(await Identity.query(ctx.stack.db).whereIn('id', conversations.map((conversation) => conversation.identityId)).resultSize()).toBe(0);
+    expect(await Block.query(ctx.stack.db).join('agent_blocks', 'agent_blocks.block_id', 'blocks.id').whereIn('agent_blocks.agent_id', copyIds).resultSize()).toBe(0);
+    expect((await new ConsoleClient(ctx.stack.baseUrl).get(`/chat/${chatId}`)).status).toBe(404);
+    expect((await ctx.call(ownerKey, 'GET', `/agents/${kept.id}`)).status).toBe(200);
   });
 
   it('refuses an empty message', async () => {
@@ -213,6 +234,35 @@ describe('shared chat access levels', () => {
     const response = await chat(new ConsoleClient(ctx.stack.baseUrl), chatId, '   ');
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ message: 'Message is required', errorCode: 'validation' });
+  });
+});
+
+describe('behind a trusted proxy (ENGRAM_TRUST_PROXY)', () => {
+  let proxied: AgentTestContext;
+
+  beforeAll(async () => {
+    proxied = await startAgentTestContext({ apiEnv: { ENGRAM_TRUST_PROXY: '127.0.0.1, ::1' } });
+    proxied.model.onRequest(() => ({ type: 'text', text: 'Hello.' }));
+  }, 120_000);
+
+  afterAll(async () => {
+    await proxied?.stop();
+  });
+
+  it('rate-limits signed-out visitors by the address the proxy forwards', { timeout: 180_000 }, async () => {
+    const sharer = await signUp(proxied.stack, { name: 'Proxied owner' });
+    const key = (await sharer.client.post('/api-keys', { name: 'proxied key' })).body.apiKey as string;
+    const created = await proxied.call(key, 'POST', '/agents/', { model: 'openai/gpt-4o-mini', name: 'proxied-agent' });
+    const projectId = (await Agent.query(proxied.stack.db).findById(created.body.id))!.projectId!;
+    const chatId = (await sharer.client.put(`/projects/${projectId}/agents/${created.body.id}/shared-chat/configuration`, { accessLevel: 'everyone' })).body.chatId as string;
+    const first = { client: new ConsoleClient(proxied.stack.baseUrl), headers: { 'x-forwarded-for': '203.0.113.10' } };
+    const second = { client: new ConsoleClient(proxied.stack.baseUrl), headers: { 'x-forwarded-for': '203.0.113.20' } };
+    for (let sent = 0; sent < ANONYMOUS_MESSAGES_PER_IP.limit; sent += 1) {
+      expect((await chat(first.client, chatId, `said:p${sent}`, first.headers)).status).toBe(200);
+    }
+    expect((await chat(first.client, chatId, 'said:one-too-many', first.headers)).status).toBe(429);
+    // Another visitor behind the same proxy has a budget of their own.
+    expect((await chat(second.client, chatId, 'said:other-visitor', second.headers)).status).toBe(200);
   });
 });
 
@@ -320,5 +370,49 @@ describe('launch links', () => {
     expect(assistantText((await ada.get(`/chat/${adaLaunch.body.chatId}/messages`)).body)).toEqual(['echo ada-hello after 1 user messages']);
     expect(await SharedChatConversation.query(ctx.stack.db).where({ chatId: adaLaunch.body.chatId }).resultSize()).toBe(0);
     expect((await chat(lin, adaLaunch.body.chatId, 'said:intruder')).status).toBe(404);
+  });
+});
+
+describe('a banned organization', () => {
+  it("answers its shared chats and launch links as unknown ids until it is unbanned", { timeout: 180_000 }, async () => {
+    const platformAdmin = await signUp(ctx.stack, { name: 'Platform admin', email: PLATFORM_ADMIN_EMAIL });
+    const sharer = await signUp(ctx.stack, { name: 'Soon banned' });
+    const key = (await sharer.client.post('/api-keys', { name: 'banned key' })).body.apiKey as string;
+    const created = await ctx.call(key, 'POST', '/agents/', { model: 'openai/gpt-4o-mini', name: 'banned-agent', memory_blocks: [{ label: 'human', value: 'Unknown.' }] });
+    const projectId = (await Agent.query(ctx.stack.db).findById(created.body.id))!.projectId!;
+    const chatId = (await sharer.client.put(`/projects/${projectId}/agents/${created.body.id}/shared-chat/configuration`, { accessLevel: 'everyone' })).body.chatId as string;
+    const template = await sharer.client.post('/agent-templates', { name: `banned-${Date.now().toString(36)}`, agentId: created.body.id });
+    expect(template.status, JSON.stringify(template.body)).toBe(201);
+    const launchId = (await sharer.client.post(`/agent-templates/${template.body.id}/launch-link`, { accessLevel: 'everyone' })).body.launchId as string;
+
+    const visitor = new ConsoleClient(ctx.stack.baseUrl);
+    expect((await chat(visitor, chatId, 'said:before-ban')).status).toBe(200);
+    const launched = await visitor.post(`/launch-links/${launchId}/share-chat`, {});
+    expect(launched.status, JSON.stringify(launched.body)).toBe(200);
+
+    /** Every public answer of the organization's chat and link, as status codes. */
+    const answers = async () => ({
+      chat: (await visitor.get(`/chat/${chatId}`)).status,
+      messages: (await visitor.get(`/chat/${chatId}/messages`)).status,
+      launchedChat: (await visitor.get(`/chat/${launched.body.chatId}`)).status,
+      metadata: (await visitor.get(`/launch-link-metadata/${launchId}`)).status,
+      launch: (await visitor.post(`/launch-links/${launchId}/share-chat`, {})).status,
+    });
+    expect(await answers()).toEqual({ chat: 200, messages: 200, launchedChat: 200, metadata: 200, launch: 200 });
+
+    expect((await platformAdmin.client.post(`/admin/organizations/${sharer.organizationId}/ban`)).status).toBe(200);
+    expect(await answers()).toEqual({ chat: 404, messages: 404, launchedChat: 404, metadata: 404, launch: 404 });
+    const sent = await chat(visitor, chatId, 'said:after-ban');
+    expect(sent.status).toBe(404);
+    // Just what an unknown id answers, for any visitor: nothing tells of the ban.
+    const unknown = await visitor.get('/chat/chat-00000000-0000-4000-8000-000000000000');
+    expect((await visitor.get(`/chat/${chatId}`)).body).toEqual(unknown.body);
+    expect(sent.body).toEqual(unknown.body);
+    expect((await outsider.client.get(`/chat/${chatId}`)).body).toEqual(unknown.body);
+    expect((await visitor.get(`/launch-link-metadata/${launchId}`)).body).toEqual((await visitor.get('/launch-link-metadata/launch-00000000-0000-4000-8000-000000000000')).body);
+
+    expect((await platformAdmin.client.post(`/admin/organizations/${sharer.organizationId}/unban`)).status).toBe(200);
+    expect(await answers()).toEqual({ chat: 200, messages: 200, launchedChat: 200, metadata: 200, launch: 200 });
+    expect(assistantText((await visitor.get(`/chat/${chatId}/messages`)).body)).toEqual(['echo before-ban after 1 user messages']);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent, CreditTransaction } from '@engram/db';
+import { Agent, CreditTransaction, SharedChatConversation } from '@engram/db';
 import { startAgentTestContext, type AgentTestContext } from '@engram/testing/agent-test-context';
+import { signUp } from '../console/console-test-support.js';
 
 /** ENGRAM_BILLING=on: the hosted product, where tier limits and the credit balance refuse work. */
 let ctx: AgentTestContext;
@@ -36,6 +37,51 @@ describe('tier limits on /v1', () => {
     const refused = await ctx.call(tenant.apiKey.key, 'POST', '/agents/', { name: 'one too many', model: 'openai/gpt-4o-mini' });
     expect(refused).toEqual({ status: 402, body: { message: 'Your plan allows 100 agents', limit: 100 } });
     expect(await Agent.query(ctx.stack.db).forOrg(tenant.organizationId).resultSize()).toBe(100);
+  }, 60_000);
+});
+
+describe('shared chats under the agent limit', () => {
+  it('leave their visitors\' hidden copies out of the limit, the agent lists and the counts', async () => {
+    const owner = await signUp(ctx.stack, { name: 'Sharer' });
+    const apiKey = (await owner.client.post('/api-keys', { name: 'sharer key' })).body.apiKey as string;
+    const shared = await ctx.call(apiKey, 'POST', '/agents/', { name: 'shared', model: 'openai/gpt-4o-mini' });
+    expect(shared.status).toBe(200);
+    const projectId = (await Agent.query(ctx.stack.db).findById(shared.body.id))!.projectId!;
+    await ctx.stack.db.raw(
+      `insert into agents
+       select (jsonb_populate_record(null::agents, to_jsonb(a) || jsonb_build_object('id', 'agent-' || gen_random_uuid(), 'name', 'copy-' || n))).*
+         from agents a, generate_series(1, 99) n where a.id = ?`,
+      [shared.body.id],
+    );
+    const configuration = await owner.client.put(`/projects/${projectId}/agents/${shared.body.id}/shared-chat/configuration`, { accessLevel: 'everyone' });
+    expect(configuration.status).toBe(200);
+
+    // The organization is at its 100 agents, and a visitor still gets a conversation (a copy of the agent) of their own.
+    const visit = await fetch(`${ctx.stack.baseUrl}/api/chat/${configuration.body.chatId}/messages/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'hello' }),
+    });
+    expect(visit.status).toBe(200);
+    await visit.text();
+    const [conversation] = await SharedChatConversation.query(ctx.stack.db).where({ chatId: configuration.body.chatId });
+    expect(conversation).toBeDefined();
+    expect(await Agent.query(ctx.stack.db).forOrg(owner.organizationId).resultSize()).toBe(101);
+
+    const refused = await ctx.call(apiKey, 'POST', '/agents/', { name: 'one too many', model: 'openai/gpt-4o-mini' });
+    expect(refused).toEqual({ status: 402, body: { message: 'Your plan allows 100 agents', limit: 100 } });
+    expect((await ctx.call(apiKey, 'GET', '/agents/count')).body).toBe(100);
+    const listed = await ctx.call(apiKey, 'GET', '/agents/?limit=1000');
+    expect(listed.body).toHaveLength(100);
+    expect(listed.body.map((agent: { id: string }) => agent.id)).not.toContain(conversation!.agentId);
+    const inProject = await owner.client.get(`/projects/${projectId}/source-agents?limit=100`);
+    expect(inProject.body).toMatchObject({ hasNextPage: false });
+    expect(inProject.body.agents).toHaveLength(100);
+    expect(inProject.body.agents.map((agent: { id: string }) => agent.id)).not.toContain(conversation!.agentId);
+
+    // Deleting an agent makes room for one, and the copy took none of it.
+    expect((await ctx.call(apiKey, 'DELETE', `/agents/${listed.body.find((agent: { name: string }) => agent.name === 'copy-1').id}`)).status).toBe(200);
+    expect((await ctx.call(apiKey, 'POST', '/agents/', { name: 'room again', model: 'openai/gpt-4o-mini' })).status).toBe(200);
   }, 60_000);
 });
 

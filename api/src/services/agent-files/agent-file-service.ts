@@ -57,6 +57,8 @@ export type ImportOptions = {
   projectId?: string | undefined;
   /** Values for the agents' tool secrets, sealed before they are stored. */
   secrets: Record<string, string>;
+  /** False for a shared chat's copy of its agent for a visitor, which the tier's agent limit does not count. */
+  countsAgainstAgentLimit?: boolean | undefined;
 };
 
 export type AgentFileServiceDeps = {
@@ -414,7 +416,7 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
       const schemas = await customToolSchemas(file.tools);
 
       return db.transaction(async (trx) => {
-        await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'agents', planned.length);
+        if (options.countsAgainstAgentLimit !== false) await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'agents', planned.length);
         if (file.blocks.length > 0) await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'blocks', file.blocks.length);
         const toolIds = await bindTools(trx, ctx, file.tools, schemas, options.overrideExistingTools);
         const blocks = await createBlocks(trx, ctx, projectId, file.blocks);

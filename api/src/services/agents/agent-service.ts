@@ -17,12 +17,14 @@ import {
   Identity,
   IdentityAgent,
   Message,
+  SharedChatConversation,
   SimulatedAgent,
   Tool,
   applyFileViewLimits,
   ensureBaseTools,
   fileViewLimitsOfAgent,
   newId,
+  NOT_A_VISITOR_COPY,
   recompileSystemMessage,
   type ContentPart,
   type Database,
@@ -523,11 +525,31 @@ export function createAgentService(deps: AgentServiceDeps) {
       .delete();
   }
 
+  /**
+   * Deletes the hidden copies of the agent its shared chat made for its visitors (their conversations go with them),
+   * and the visitors' identities no other agent is linked to.
+   */
+  async function deleteVisitorCopies(trx: Knex, ctx: RequestContext, agentId: string): Promise<void> {
+    const conversations = await SharedChatConversation.query(trx)
+      .forOrg(ctx.organizationId)
+      .join('shared_chats', 'shared_chats.id', 'shared_chat_conversations.chat_id')
+      .where('shared_chats.agent_id', agentId)
+      .select('shared_chat_conversations.agent_id', 'shared_chat_conversations.identity_id');
+    if (conversations.length === 0) return;
+    for (const conversation of conversations) await deleteAgent(trx, ctx, conversation.agentId);
+    await Identity.query(trx)
+      .forOrg(ctx.organizationId)
+      .whereIn('identities.id', conversations.map((conversation) => conversation.identityId))
+      .whereNotExists(IdentityAgent.query(trx).whereColumn('identity_agents.identity_id', 'identities.id'))
+      .delete();
+  }
+
   function filtered(ctx: RequestContext, filter: AgentFilter) {
-    // A template's simulated agent is the template editor's own: it is never listed.
+    // A template's simulated agent is the template editor's own, and a shared chat's copies are its visitors': neither is listed.
     const query = Agent.query(db)
       .forOrg(ctx.organizationId)
-      .whereNotExists(SimulatedAgent.query(db).whereColumn('simulated_agents.agent_id', 'agents.id'));
+      .whereNotExists(SimulatedAgent.query(db).whereColumn('simulated_agents.agent_id', 'agents.id'))
+      .whereRaw(NOT_A_VISITOR_COPY);
     if (filter.templateId !== undefined) query.where('agents.template_id', filter.templateId);
     if (filter.baseTemplateId !== undefined) query.where('agents.base_template_id', filter.baseTemplateId);
     if (filter.identityId !== undefined || filter.identifierKeys?.length) {
@@ -681,12 +703,16 @@ export function createAgentService(deps: AgentServiceDeps) {
       return loadAgentView(db, secrets, ctx.organizationId, agentId, EVERY_RELATIONSHIP);
     },
 
-    /** Deletes the agent with its history (and its sleep-time agents); its blocks go too, unless another agent still uses them. */
+    /**
+     * Deletes the agent with its history (and its sleep-time agents and its shared chat's visitor copies); its blocks
+     * go too, unless another agent still uses them.
+     */
     async delete(ctx: RequestContext, agentId: string): Promise<void> {
       await db.transaction(async (trx) => {
         await findAgent(trx, ctx.organizationId, agentId);
-        // Its sleep-time agents exist only to serve it, so they go with it.
+        // Its sleep-time agents and its visitors' copies exist only to serve it, so they go with it.
         await disableSleeptime(trx, ctx, agentId);
+        await deleteVisitorCopies(trx, ctx, agentId);
         await deleteAgent(trx, ctx, agentId);
       });
     },

@@ -7,7 +7,7 @@ import type { RateLimit, RateLimiter } from '../accounts/rate-limiter.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { TemplateService } from '../templates/template-service.js';
 import type { SharedChatService } from './shared-chat-service.js';
-import { assertMayOpen, ensureVisitorIdentity, sharingContext, visitorIdentityKey, visitorKey, type Visitor } from './visitors.js';
+import { assertMayOpen, assertOrganizationInGoodStanding, ensureVisitorIdentity, sharingContext, visitorIdentityKey, visitorKey, type Visitor } from './visitors.js';
 
 /** Agents signed-out visitors may launch from one address, across links. */
 export const ANONYMOUS_LAUNCHES_PER_IP: RateLimit = { limit: 20, windowMs: 60 * 60_000 };
@@ -41,6 +41,7 @@ export function createLaunchLinkService(deps: LaunchLinkServiceDeps) {
   async function openLink(launchId: string, visitor: Visitor): Promise<{ link: LaunchLink; template: AgentTemplate }> {
     const link = await LaunchLink.query(db).findById(launchId);
     if (!link) throw new NotFoundError('Launch link');
+    await assertOrganizationInGoodStanding(db, link.organizationId, 'Launch link');
     assertMayOpen(link.accessLevel, link.organizationId, visitor, RESTRICTED_TO, 'Launch link');
     const template = await AgentTemplate.query(db).forOrg(link.organizationId).findById(link.templateId).throwIfNotFound();
     return { link, template };

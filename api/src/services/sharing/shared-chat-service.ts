@@ -17,7 +17,7 @@ import type { AgentFileService } from '../agent-files/agent-file-service.js';
 import type { AgentService } from '../agents/agent-service.js';
 import type { MessageService } from '../messages/message-service.js';
 import type { RunService } from '../runs/run-service.js';
-import { assertMayOpen, ensureVisitorIdentity, sharingContext, visitorIdentityKey, visitorKey, type Visitor } from './visitors.js';
+import { assertMayOpen, assertOrganizationInGoodStanding, ensureVisitorIdentity, sharingContext, visitorIdentityKey, visitorKey, type Visitor } from './visitors.js';
 
 /** A signed-out visitor's messages through one chat, per address. */
 export const ANONYMOUS_MESSAGES_PER_IP: RateLimit = { limit: 10, windowMs: 60_000 };
@@ -72,6 +72,7 @@ export function createSharedChatService(deps: SharedChatServiceDeps) {
   async function openChat(chatId: string, visitor: Visitor): Promise<{ chat: SharedChat; agent: Agent }> {
     const chat = await SharedChat.query(db).findById(chatId);
     if (!chat) throw new NotFoundError('Chat');
+    await assertOrganizationInGoodStanding(db, chat.organizationId, 'Chat');
     assertMayOpen(chat.accessLevel, chat.organizationId, visitor, RESTRICTED_TO, 'Chat');
     // An agent a launch link made is its visitor's own: anyone else is told there is no such chat.
     if (chat.launchLinkId && chat.ownerVisitorKey !== visitorKey(visitor)) throw new NotFoundError('Chat');
@@ -98,6 +99,7 @@ export function createSharedChatService(deps: SharedChatServiceDeps) {
       stripMessages: true,
       projectId: agent.projectId ?? undefined,
       secrets: {},
+      countsAgainstAgentLimit: false,
     });
     try {
       return await db.transaction(async (trx) => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Identity, newId, type ShareAccessLevel } from '@engram/db';
+import { Identity, Organization, newId, type ShareAccessLevel } from '@engram/db';
 import type { Knex } from 'knex';
 import { NotFoundError, UnauthorizedError } from '../../errors.js';
 import type { Access, Permission } from '../../http/permissions.js';
@@ -53,6 +53,15 @@ export function assertMayOpen(level: ShareAccessLevel, organizationId: string, v
   if (mayOpen(level, organizationId, visitor, restrictedTo)) return;
   if (!visitor.access) throw new UnauthorizedError(`Sign in to open this ${label.toLowerCase()}`);
   throw new NotFoundError(label);
+}
+
+/**
+ * Refuses what a banned (or deleted) organization shared as if there were no such thing (404), so a visitor learns
+ * nothing of the ban; it answers again once the organization is unbanned.
+ */
+export async function assertOrganizationInGoodStanding(trx: Knex, organizationId: string, label: string): Promise<void> {
+  const organization = await Organization.query(trx).findById(organizationId).select('bannedAt');
+  if (!organization || organization.bannedAt) throw new NotFoundError(label);
 }
 
 /** The organization acts for the member who shared: what visitors make is recorded as theirs. */

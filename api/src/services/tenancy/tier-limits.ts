@@ -1,4 +1,4 @@
-import { Organization, type BillingTier, type Database } from '@engram/db';
+import { NOT_A_VISITOR_COPY, Organization, type BillingTier, type Database } from '@engram/db';
 import { NotFoundError, TierLimitError } from '../../errors.js';
 import type { BillingMode } from '../billing/types.js';
 
@@ -152,7 +152,8 @@ type LimitedResource = {
  * quotas read.
  */
 export const LIMITED_RESOURCES = {
-  agents: { limit: 'agents', errorCode: 'usageLimit', allowance: (n) => `${n} agents`, used: countRows('agents') },
+  // A shared chat's copies for its visitors are the visitors' conversations, not the organization's agents.
+  agents: { limit: 'agents', errorCode: 'usageLimit', allowance: (n) => `${n} agents`, used: countRows('agents', (query) => void query.whereRaw(NOT_A_VISITOR_COPY)) },
   projects: { limit: 'projects', errorCode: 'projectLimitReached', allowance: (n) => `${n} projects`, used: countRows('projects') },
   dataSources: { limit: 'dataSources', errorCode: 'usageLimit', allowance: (n) => `${n} data sources`, used: countRows('sources') },
   templates: { limit: 'templates', errorCode: 'usageLimit', allowance: (n) => `${n} templates`, used: countRows('agent_templates') },
