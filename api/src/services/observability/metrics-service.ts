@@ -167,6 +167,8 @@ export function createMetricsService(deps: { db: Database }) {
         query,
       ).select('agent_id', 'day_start', 'quarter_runs')) as Array<{ agentId: string; dayStart: Date; quarterRuns: number[] }>;
       for (const day of days) {
+        // Over the whole range, an agent counted once needs no more of its days.
+        if (grouping === 'whole range' && agents.get('all')?.has(day.agentId)) continue;
         let previous: string | undefined;
         for (const quarter of activeQuarters(day.dayStart, day.quarterRuns)) {
           if (quarter < whole.start.getTime() || quarter >= whole.end.getTime()) continue;
