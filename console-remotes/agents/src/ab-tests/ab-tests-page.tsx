@@ -4,6 +4,7 @@ import {
   Badge,
   Button,
   Card,
+  EmptyState,
   ErrorNotice,
   Group,
   Link,
@@ -15,7 +16,6 @@ import {
   Table,
   Text,
   TextInput,
-  ThemeIcon,
   useFormatters,
   useNavigate,
   useProject,
@@ -101,17 +101,9 @@ export function AbTestsPage() {
       {abTests.isPending ? (
         <Skeleton h={96} radius="md" />
       ) : abTests.data && abTests.data.abTests.length === 0 ? (
-        <Card withBorder radius="lg" p="xl">
-          <Stack align="center" gap="sm">
-            <ThemeIcon size={52} radius="xl" variant="light">
-              <IconArrowsSplit size={28} />
-            </ThemeIcon>
-            <Text fw={600}>No A/B tests in this project yet</Text>
-            <Text size="sm" c="dimmed" ta="center" maw={440}>
-              Try two versions of a template on real users, see which one they like better, and promote it to every agent.
-            </Text>
-          </Stack>
-        </Card>
+        <EmptyState icon={<IconArrowsSplit size={28} />} title="No A/B tests in this project yet">
+          Try two versions of a template on real users, see which one they like better, and promote it to every agent.
+        </EmptyState>
       ) : abTests.data ? (
         <Card withBorder radius="lg" p={0}>
           <Table verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="ab-tests-table">

@@ -4,24 +4,23 @@ import {
   ActionIcon,
   Button,
   Card,
+  EmptyState,
   ErrorNotice,
   Group,
   Link,
+  NameSearch,
   PageHeader,
   Pager,
   Skeleton,
-  Stack,
   Table,
   Text,
-  TextInput,
-  ThemeIcon,
   Tooltip,
   useDebouncedValue,
   useFormatters,
   useNavigate,
   useProject,
 } from '@engram/console-kit';
-import { IconDatabase, IconPencil, IconPlus, IconSearch, IconTrash } from '@tabler/icons-react';
+import { IconDatabase, IconPencil, IconPlus, IconTrash } from '@tabler/icons-react';
 import { ConfirmDialog } from '../confirm-dialog.js';
 import { useMemberPermissions } from '../queries.js';
 import { useOrganizationId } from '../templates/template-queries.js';
@@ -122,33 +121,22 @@ export function DatasetsPage() {
         }
       />
       {creating ? <DatasetModal onClose={() => setCreating(false)} onSaved={(dataset) => void navigate(dataset.id)} /> : null}
-      <TextInput
-        placeholder="Search by name"
-        leftSection={<IconSearch size={16} />}
+      <NameSearch
         value={search}
-        onChange={(event) => {
-          setSearch(event.currentTarget.value);
+        onChange={(value) => {
+          setSearch(value);
           setOffset(0);
         }}
-        w={{ base: '100%', sm: 320 }}
+        label="Search datasets"
         mb="lg"
-        aria-label="Search datasets"
       />
       {datasets.error ? <ErrorNotice error={datasets.error} onRetry={() => void datasets.refetch()} /> : null}
       {datasets.isPending ? (
         <Skeleton h={96} radius="md" />
       ) : datasets.data && datasets.data.datasets.length === 0 ? (
-        <Card withBorder radius="lg" p="xl">
-          <Stack align="center" gap="sm">
-            <ThemeIcon size={52} radius="xl" variant="light">
-              <IconDatabase size={28} />
-            </ThemeIcon>
-            <Text fw={600}>{debounced ? 'No dataset matches this name' : 'No datasets in this project yet'}</Text>
-            <Text size="sm" c="dimmed" ta="center" maw={440}>
-              {debounced ? 'Try another name.' : 'Collect the questions your agents must answer well, then run them against each version of a template.'}
-            </Text>
-          </Stack>
-        </Card>
+        <EmptyState icon={<IconDatabase size={28} />} title={debounced ? 'No dataset matches this name' : 'No datasets in this project yet'}>
+          {debounced ? 'Try another name.' : 'Collect the questions your agents must answer well, then run them against each version of a template.'}
+        </EmptyState>
       ) : datasets.data ? (
         <Card withBorder radius="lg" p={0}>
           <Table verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="datasets-table">

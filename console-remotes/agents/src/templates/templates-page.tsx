@@ -4,10 +4,12 @@ import {
   Badge,
   Button,
   Card,
+  EmptyState,
   ErrorNotice,
   Group,
   Link,
   Modal,
+  NameSearch,
   PageHeader,
   Pager,
   Skeleton,
@@ -15,7 +17,6 @@ import {
   Table,
   Text,
   TextInput,
-  ThemeIcon,
   useDebouncedValue,
   useFormatters,
   useNavigate,
@@ -23,7 +24,7 @@ import {
   useV1,
 } from '@engram/console-kit';
 import { Select } from '@engram/console-kit/widgets';
-import { IconPlus, IconSearch, IconTemplate } from '@tabler/icons-react';
+import { IconPlus, IconTemplate } from '@tabler/icons-react';
 import { agentKeys, useMemberPermissions } from '../queries.js';
 import { templateKeys, useOrganizationId } from './template-queries.js';
 import { templatesApi } from './templates-api.js';
@@ -123,33 +124,22 @@ export function TemplatesPage() {
         }
       />
       {creating ? <NewTemplateModal onClose={() => setCreating(false)} /> : null}
-      <TextInput
-        placeholder="Search by name"
-        leftSection={<IconSearch size={16} />}
+      <NameSearch
         value={search}
-        onChange={(event) => {
-          setSearch(event.currentTarget.value);
+        onChange={(value) => {
+          setSearch(value);
           setOffset(0);
         }}
-        w={{ base: '100%', sm: 320 }}
+        label="Search templates"
         mb="lg"
-        aria-label="Search templates"
       />
       {templates.error ? <ErrorNotice error={templates.error} onRetry={() => void templates.refetch()} /> : null}
       {templates.isPending ? (
         <Skeleton h={96} radius="md" />
       ) : templates.data && templates.data.agentTemplates.length === 0 ? (
-        <Card withBorder radius="lg" p="xl">
-          <Stack align="center" gap="sm">
-            <ThemeIcon size={52} radius="xl" variant="light">
-              <IconTemplate size={28} />
-            </ThemeIcon>
-            <Text fw={600}>{debounced ? 'No template matches this name' : 'No templates in this project yet'}</Text>
-            <Text size="sm" c="dimmed" ta="center" maw={440}>
-              {debounced ? 'Try another name.' : 'Make a template of an agent, save a version, and create as many agents from it as you need.'}
-            </Text>
-          </Stack>
-        </Card>
+        <EmptyState icon={<IconTemplate size={28} />} title={debounced ? 'No template matches this name' : 'No templates in this project yet'}>
+          {debounced ? 'Try another name.' : 'Make a template of an agent, save a version, and create as many agents from it as you need.'}
+        </EmptyState>
       ) : (
         <Card withBorder radius="lg" p={0}>
           <Table verticalSpacing="sm" horizontalSpacing="md" highlightOnHover data-testid="templates-table">

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { Link, useMatch } from 'react-router';
-import { ActionIcon, Alert, Anchor, Button, CopyButton, Group, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
-import { IconAlertTriangle, IconCheck, IconChevronLeft, IconChevronRight, IconCopy, IconGauge } from '@tabler/icons-react';
+import { ActionIcon, Alert, Anchor, Button, Card, CopyButton, Group, Stack, Text, TextInput, ThemeIcon, Title, Tooltip } from '@mantine/core';
+import { IconAlertTriangle, IconCheck, IconChevronLeft, IconChevronRight, IconCopy, IconGauge, IconSearch } from '@tabler/icons-react';
 import { errorMessage, tierLimitOf } from '../api/errors.js';
 
 /** The title row of a screen: title, one line of description, actions on the right. */
@@ -128,5 +128,37 @@ export function Pager({
         </Button>
       </Group>
     </Group>
+  );
+}
+
+/** What a list shows with nothing in it: an icon, what is missing, and what to do about it. */
+export function EmptyState({ icon, title, children }: { icon: ReactNode; title: ReactNode; children: ReactNode }) {
+  return (
+    <Card withBorder radius="lg" p="xl">
+      <Stack align="center" gap="sm">
+        <ThemeIcon size={52} radius="xl" variant="light">
+          {icon}
+        </ThemeIcon>
+        <Text fw={600}>{title}</Text>
+        <Text size="sm" c="dimmed" ta="center" maw={440}>
+          {children}
+        </Text>
+      </Stack>
+    </Card>
+  );
+}
+
+/** The search-by-name box above a list. */
+export function NameSearch({ value, onChange, label, mb }: { value: string; onChange: (value: string) => void; label: string; mb?: string }) {
+  return (
+    <TextInput
+      placeholder="Search by name"
+      leftSection={<IconSearch size={16} />}
+      value={value}
+      onChange={(event) => onChange(event.currentTarget.value)}
+      w={{ base: '100%', sm: 320 }}
+      mb={mb}
+      aria-label={label}
+    />
   );
 }
