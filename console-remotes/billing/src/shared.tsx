@@ -1,20 +1,9 @@
-import type { ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { Card, Group, NativeSelect, Text } from '@engram/console-kit';
+import { NativeSelect } from '@engram/console-kit';
 import { billingApi, billingKeys, type PaymentCard } from './billing-api.js';
 
-/** One section of the billing screen. */
-export function Section({ title, testId, actions, children }: { title: string; testId: string; actions?: ReactNode; children: ReactNode }) {
-  return (
-    <Card withBorder radius="md" padding="lg" data-testid={testId} component="section" aria-label={title}>
-      <Group justify="space-between" mb="md" wrap="nowrap">
-        <Text fw={600}>{title}</Text>
-        {actions}
-      </Group>
-      {children}
-    </Card>
-  );
-}
+/** The titled card every section of this screen sits in. */
+export { Section } from '@engram/console-kit';
 
 /** After a payment, a plan change or a redemption: the balance, plan, history and quotas may all have moved. */
 export function useRefreshBilling() {

@@ -1,18 +1,8 @@
 import { Suspense, type ReactNode } from 'react';
-import { Button, Card, Center, ErrorNotice, Group, Link, Skeleton, Stack, Text, useLocation, useProject } from '@engram/console-kit';
+import { Button, Center, ErrorNotice, Link, Skeleton, Stack, Text, useLocation, useProject } from '@engram/console-kit';
 
-/** One titled card of a screen (a region named by its title, so it can be found by it). */
-export function Section({ title, testId, actions, children }: { title: string; testId: string; actions?: ReactNode; children: ReactNode }) {
-  return (
-    <Card withBorder radius="md" padding="lg" data-testid={testId} component="section" aria-label={title}>
-      <Group justify="space-between" mb="md" wrap="nowrap">
-        <Text fw={600}>{title}</Text>
-        {actions}
-      </Group>
-      {children}
-    </Card>
-  );
-}
+/** The titled card every section of this screen sits in. */
+export { Section } from '@engram/console-kit';
 
 /** What a screen shows when there is nothing to show yet, said plainly (never an empty chart). */
 export function EmptyState({ title, children, testId = 'empty-state' }: { title: string; children?: ReactNode; testId?: string }) {

@@ -162,3 +162,16 @@ export function NameSearch({ value, onChange, label, mb }: { value: string; onCh
     />
   );
 }
+
+/** One titled card of a screen, a region named by its title (so a reader, and a test, finds it by that title). */
+export function Section({ title, testId, actions, children }: { title: string; testId: string; actions?: ReactNode; children: ReactNode }) {
+  return (
+    <Card withBorder radius="md" padding="lg" data-testid={testId} component="section" aria-label={title}>
+      <Group justify="space-between" mb="md" wrap="nowrap">
+        <Text fw={600}>{title}</Text>
+        {actions}
+      </Group>
+      {children}
+    </Card>
+  );
+}

@@ -47,7 +47,7 @@ export {
 } from '@mantine/core';
 export type { MantineColor, MantineSize } from '@mantine/core';
 export { useDebouncedValue, useDisclosure, useMediaQuery } from '@mantine/hooks';
-export { CopyField, EmptyState, ErrorNotice, NameSearch, PageHeader, Pager } from './components.js';
+export { CopyField, EmptyState, ErrorNotice, NameSearch, PageHeader, Pager, Section } from './components.js';
 export { colorSchemeOf, DesignSystemProvider } from './design-system-provider.js';
 export { consoleTheme } from './theme.js';
 export { LAYOUT_COOKIE, layoutCookieValue, parseLayoutCookie, usePanelSizes } from './layout-cookie.js';
