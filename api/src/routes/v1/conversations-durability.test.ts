@@ -1,0 +1,118 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { Run } from '@engram/db';
+import { startWorkerProcess, type ChatRequest, type ManagedProcess } from '@engram/testing';
+import { startAgentTestContext } from '@engram/testing/agent-test-context';
+import { agentQueueWorkflowId } from '@engram/workflows/agent-run/ids';
+
+/** The issue's scale: messages queued on one conversation when its worker dies, and conversations left idle. */
+const QUEUED_MESSAGES = 20;
+const IDLE_CONVERSATIONS = 1000;
+
+const { stack, model, client, stop } = await startAgentTestContext({ inProcessWorker: false });
+const processes: ManagedProcess[] = [];
+afterAll(async () => {
+  await Promise.all(processes.map((managed) => managed.kill()));
+  await stop();
+});
+
+function worker(): ManagedProcess {
+  const managed = startWorkerProcess(stack.workerEnv);
+  processes.push(managed);
+  return managed;
+}
+
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const textOf = (content: unknown) => (typeof content === 'string' ? content : JSON.stringify(content));
+const lastUserText = (request: ChatRequest) => textOf(request.messages.filter((message) => message.role === 'user').at(-1)?.content);
+const requestsFor = (text: string) => model.requests.filter((request) => lastUserText(request) === text);
+
+type Frame = Record<string, unknown> & { message_type: string };
+
+async function framesOf(stream: AsyncIterable<unknown>): Promise<Frame[]> {
+  const frames: Frame[] = [];
+  for await (const frame of stream) frames.push(frame as unknown as Frame);
+  return frames.filter((frame) => frame.message_type !== 'ping');
+}
+
+/** Sends one message to a conversation; resolves once the API accepted it (its run is queued), with its frames to come. */
+async function send(conversationId: string, text: string): Promise<{ frames: Promise<Frame[]> }> {
+  const stream = await client.conversations.messages.create(conversationId, { messages: [{ role: 'user', content: text }], include_pings: false });
+  return { frames: framesOf(stream) };
+}
+
+const completedRuns = (conversationId: string) => Run.query(stack.db).where({ conversationId, status: 'completed' }).resultSize();
+
+describe("a conversation's queue survives the death of its worker", () => {
+  it(`loses none and reorders none of ${QUEUED_MESSAGES} queued messages when the worker is SIGKILLed, while another conversation keeps working`, { timeout: 300_000 }, async () => {
+    const firstWorker = worker();
+    const agent = await client.agents.create({ model: 'openai/gpt-4o-mini', include_base_tools: false });
+    const [busy, side] = [await client.conversations.create({ agent_id: agent.id }), await client.conversations.create({ agent_id: agent.id })];
+    // The busy conversation's model is slow, so its queue still holds most of its messages when the worker dies.
+    model.onRequest((request) => {
+      const queued = /^message (\d+)$/.exec(lastUserText(request));
+      if (queued) return { type: 'text', text: `answer ${queued[1]}`, delayMs: 400 };
+      const aside = /^aside (\d+)$/.exec(lastUserText(request));
+      return aside ? { type: 'text', text: `aside answer ${aside[1]}` } : undefined;
+    });
+
+    // Each send is accepted (its run queued) before the next is made: the send order is the order of this loop.
+    const sent: Array<{ frames: Promise<Frame[]> }> = [];
+    for (let index = 0; index < QUEUED_MESSAGES; index++) sent.push(await send(busy.id, `message ${index}`));
+
+    await until(() => requestsFor('message 3').length > 0);
+    const firstAside = await (await send(side.id, 'aside 1')).frames;
+    expect(firstAside.find((frame) => frame.message_type === 'assistant_message')).toMatchObject({ content: 'aside answer 1' });
+    expect(await completedRuns(busy.id)).toBeLessThan(QUEUED_MESSAGES / 2);
+
+    // The worker dies while the model call of the seventh message is under way and thirteen more wait behind it.
+    await until(() => requestsFor('message 6').length > 0);
+    await firstWorker.kill();
+    const completedAtCrash = await completedRuns(busy.id);
+    expect(completedAtCrash).toBeLessThan(7);
+    worker();
+
+    // The other conversation is answered on the new worker without waiting for the busy queue to drain.
+    const secondAside = await (await send(side.id, 'aside 2')).frames;
+    expect(secondAside.find((frame) => frame.message_type === 'assistant_message')).toMatchObject({ content: 'aside answer 2' });
+    expect(await completedRuns(busy.id)).toBeLessThan(QUEUED_MESSAGES);
+
+    const streams = await Promise.all(sent.map((send) => send.frames));
+    streams.forEach((frames, index) => {
+      expect(frames.filter((frame) => frame.message_type === 'assistant_message').map((frame) => frame.content)).toEqual([`answer ${index}`]);
+      expect(frames.find((frame) => frame.message_type === 'stop_reason')).toMatchObject({ stop_reason: 'end_turn' });
+    });
+
+    // Every run completed once, one after the other in send order.
+    const runs = await Run.query(stack.db).where({ conversationId: busy.id }).orderBy('createdAt');
+    expect(runs.map((run) => run.status)).toEqual(Array(QUEUED_MESSAGES).fill('completed'));
+    for (const [index, run] of runs.entries()) {
+      if (index > 0) expect(run.startedAt!.getTime()).toBeGreaterThanOrEqual(runs[index - 1]!.completedAt!.getTime());
+    }
+    // Only the model call cut by the crash was made twice.
+    const calls = Array.from({ length: QUEUED_MESSAGES }, (_, index) => requestsFor(`message ${index}`).length);
+    expect(calls.every((count) => count === 1 || count === 2)).toBe(true);
+    expect(calls.reduce((sum, count) => sum + count, 0)).toBeLessThanOrEqual(QUEUED_MESSAGES + 1);
+
+    // The conversation reads as it was sent: each message once, its answer right after it, nothing twice.
+    const history = await client.conversations.messages.list(busy.id, { order: 'asc', limit: 1000 });
+    const turns = history.items
+      .filter((message) => message.message_type === 'user_message' || message.message_type === 'assistant_message')
+      .map((message) => textOf('content' in message ? message.content : null));
+    expect(turns).toEqual(Array.from({ length: QUEUED_MESSAGES }, (_, index) => [`message ${index}`, `answer ${index}`]).flat());
+    // Each prompt carried the whole earlier conversation, in order.
+    const lastPrompt = JSON.stringify(requestsFor(`message ${QUEUED_MESSAGES - 1}`).at(-1)?.messages);
+    expect(lastPrompt.indexOf('answer 18')).toBeGreaterThan(lastPrompt.indexOf('message 18'));
+    expect(lastPrompt).not.toContain('aside');
+
+    // Nothing of the busy conversation's queue is left to run.
+    const queue = await stack.temporal.workflow.getHandle(agentQueueWorkflowId(agent.id, busy.id)).describe();
+    expect(queue.raw.pendingChildren ?? []).toHaveLength(0);
+  });
+});
