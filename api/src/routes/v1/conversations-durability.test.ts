@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Run } from '@engram/db';
+import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { startWorkerProcess, type ChatRequest, type ManagedProcess } from '@engram/testing';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
-import { agentQueueWorkflowId } from '@engram/workflows/agent-run/ids';
+import { AGENT_ID, RUN_TYPE } from '@engram/temporal';
 
 /** The issue's scale: messages queued on one conversation when its worker dies, and conversations left idle. */
 const QUEUED_MESSAGES = 20;
@@ -45,6 +46,14 @@ async function framesOf(stream: AsyncIterable<unknown>): Promise<Frame[]> {
 async function send(conversationId: string, text: string): Promise<{ frames: Promise<Frame[]> }> {
   const stream = await client.conversations.messages.create(conversationId, { messages: [{ role: 'user', content: text }], include_pings: false });
   return { frames: framesOf(stream) };
+}
+
+/** Every workflow Temporal lists for the agent (its queues and its runs carry its id), matching `where`. */
+async function workflowsOf(agentId: string, where = ''): Promise<WorkflowExecutionInfo[]> {
+  const found: WorkflowExecutionInfo[] = [];
+  const query = `${AGENT_ID.name} = '${agentId}'${where ? ` AND ${where}` : ''}`;
+  for await (const execution of stack.temporal.workflow.list({ query })) found.push(execution);
+  return found;
 }
 
 const completedRuns = (conversationId: string) => Run.query(stack.db).where({ conversationId, status: 'completed' }).resultSize();
@@ -111,8 +120,54 @@ describe("a conversation's queue survives the death of its worker", () => {
     expect(lastPrompt.indexOf('answer 18')).toBeGreaterThan(lastPrompt.indexOf('message 18'));
     expect(lastPrompt).not.toContain('aside');
 
-    // Nothing of the busy conversation's queue is left to run.
-    const queue = await stack.temporal.workflow.getHandle(agentQueueWorkflowId(agent.id, busy.id)).describe();
-    expect(queue.raw.pendingChildren ?? []).toHaveLength(0);
+    // Each conversation had one queue, and the busy one started every run as its child, each once.
+    const queues = await workflowsOf(agent.id, `${RUN_TYPE.name} = 'agent_queue'`);
+    expect(queues.map((queue) => queue.workflowId).sort()).toEqual([`agent-queue-${agent.id}-${busy.id}`, `agent-queue-${agent.id}-${side.id}`].sort());
+    const runWorkflows = await workflowsOf(agent.id, `${RUN_TYPE.name} != 'agent_queue'`);
+    expect(runWorkflows.map((execution) => execution.workflowId).sort()).toEqual([...runs.map((run) => run.id), ...(await Run.query(stack.db).where({ conversationId: side.id })).map((run) => run.id)].sort());
+  });
+
+  it(`keeps no workflow for ${IDLE_CONVERSATIONS} idle conversations, and only an idle timer for those just answered`, { timeout: 300_000 }, async () => {
+    await Promise.all(processes.splice(0).map((managed) => managed.kill()));
+    worker();
+    const agent = await client.agents.create({ model: 'openai/gpt-4o-mini', include_base_tools: false });
+    const conversationIds: string[] = [];
+    for (let start = 0; start < IDLE_CONVERSATIONS; start += 25) {
+      const batch = Array.from({ length: Math.min(25, IDLE_CONVERSATIONS - start) }, () => client.conversations.create({ agent_id: agent.id }));
+      conversationIds.push(...(await Promise.all(batch)).map((conversation) => conversation.id));
+    }
+    expect(new Set(conversationIds).size).toBe(IDLE_CONVERSATIONS);
+    model.onRequest((request) => ({ type: 'text', text: `answer to ${lastUserText(request)}` }));
+
+    const answered = [conversationIds[0]!, conversationIds[499]!, conversationIds[999]!];
+    const sends = await Promise.all(answered.map((conversationId) => send(conversationId, `hello ${conversationId}`)));
+    for (const [index, sent] of sends.entries()) {
+      const frames = await sent.frames;
+      expect(frames.find((frame) => frame.message_type === 'assistant_message')).toMatchObject({ content: `answer to hello ${answered[index]}` });
+    }
+
+    // Visibility lags a little: wait until the answered runs' workflows are listed as closed.
+    await until(async () => (await workflowsOf(agent.id, `${RUN_TYPE.name} != 'agent_queue' AND ExecutionStatus = 'Completed'`)).length === answered.length);
+    const everything = await workflowsOf(agent.id);
+    const queueIds = answered.map((conversationId) => `agent-queue-${agent.id}-${conversationId}`);
+    const runIds = (await Run.query(stack.db).where({ agentId: agent.id })).map((run) => run.id);
+    // The 997 conversations never sent to have no workflow of any kind, open or closed.
+    expect(everything.map((execution) => execution.workflowId).sort()).toEqual([...queueIds, ...runIds].sort());
+
+    // An answered conversation keeps its queue open until the queue's idle timeout (10 minutes) ends it: no work
+    // pending, nothing but the idle timer.
+    const open = await workflowsOf(agent.id, `ExecutionStatus = 'Running'`);
+    expect(open.map((execution) => execution.workflowId).sort()).toEqual([...queueIds].sort());
+    for (const queueId of queueIds) {
+      const handle = stack.temporal.workflow.getHandle(queueId);
+      const { raw } = await handle.describe();
+      expect(raw.pendingActivities ?? []).toHaveLength(0);
+      expect(raw.pendingChildren ?? []).toHaveLength(0);
+      const events = (await handle.fetchHistory()).events ?? [];
+      const timers = events.filter((event) => event.timerStartedEventAttributes);
+      const firedOrCancelled = events.filter((event) => event.timerFiredEventAttributes || event.timerCanceledEventAttributes);
+      expect(timers.length - firedOrCancelled.length).toBe(1);
+      expect(Number(timers.at(-1)?.timerStartedEventAttributes?.startToFireTimeout?.seconds)).toBe(600);
+    }
   });
 });
