@@ -8,6 +8,8 @@ import { AGENT_ID, RUN_TYPE } from '@engram/temporal';
 /** The issue's scale: messages queued on one conversation when its worker dies, and conversations left idle. */
 const QUEUED_MESSAGES = 20;
 const IDLE_CONVERSATIONS = 1000;
+/** The queue workflow continues as new after this many runs (RUNS_PER_HISTORY in the queue workflow). */
+const RUNS_PER_HISTORY = 200;
 
 const { stack, model, client, stop } = await startAgentTestContext({ inProcessWorker: false });
 const processes: ManagedProcess[] = [];
@@ -42,10 +44,18 @@ async function framesOf(stream: AsyncIterable<unknown>): Promise<Frame[]> {
   return frames.filter((frame) => frame.message_type !== 'ping');
 }
 
-/** Sends one message to a conversation; resolves once the API accepted it (its run is queued), with its frames to come. */
-async function send(conversationId: string, text: string): Promise<{ frames: Promise<Frame[]> }> {
-  const stream = await client.conversations.messages.create(conversationId, { messages: [{ role: 'user', content: text }], include_pings: false });
+type SendMessage = Parameters<typeof client.conversations.messages.create>[1]['messages'] & object;
+
+/** Sends to a conversation; resolves once the API accepted the send (its run is queued), with its frames to come. */
+async function send(conversationId: string, text: string, messages: SendMessage = [{ role: 'user', content: text }]): Promise<{ frames: Promise<Frame[]> }> {
+  const stream = await client.conversations.messages.create(conversationId, { messages, include_pings: false });
   return { frames: framesOf(stream) };
+}
+
+/** Queues a send without following its stream: the run goes on without a reader, as a background send would. */
+async function queue(conversationId: string, text: string): Promise<void> {
+  const stream = await client.conversations.messages.create(conversationId, { messages: [{ role: 'user', content: text }], include_pings: false });
+  stream.controller.abort();
 }
 
 /** Every workflow Temporal lists for the agent (its queues and its runs carry its id), matching `where`. */
@@ -169,5 +179,72 @@ describe("a conversation's queue survives the death of its worker", () => {
       expect(timers.length - firedOrCancelled.length).toBe(1);
       expect(Number(timers.at(-1)?.timerStartedEventAttributes?.startToFireTimeout?.seconds)).toBe(600);
     }
+  });
+});
+
+describe("a conversation's queue past its history limit", () => {
+  it(`continues as new after ${RUNS_PER_HISTORY} runs with an approval pending, losing no message and no approval`, { timeout: 600_000 }, async () => {
+    await Promise.all(processes.splice(0).map((managed) => managed.kill()));
+    worker();
+    const agent = await client.agents.create({ model: 'openai/gpt-4o-mini', memory_blocks: [{ label: 'human', value: 'Name: Ada' }] });
+    await client.agents.tools.updateApproval('memory_insert', { agent_id: agent.id, body_requires_approval: true });
+    const conversation = await client.conversations.create({ agent_id: agent.id });
+    model.onRequest((request) => {
+      if (request.messages.at(-1)?.role === 'tool') return { type: 'text', text: 'Saved.' };
+      const text = lastUserText(request);
+      if (text === 'remember I like jazz') {
+        return { type: 'tool_calls', calls: [{ id: 'call_jazz', name: 'memory_insert', arguments: { label: 'human', new_string: 'Likes jazz.' } }] };
+      }
+      return { type: 'text', text: `answer to ${text}` };
+    });
+
+    // The last run of the queue's first history asks for an approval: it is still pending when the queue continues as new.
+    for (let index = 0; index < RUNS_PER_HISTORY - 1; index++) await queue(conversation.id, `message ${index}`);
+    await queue(conversation.id, 'remember I like jazz');
+    const approvalRun = () => Run.query(stack.db).where({ conversationId: conversation.id, stopReason: 'requires_approval' }).first();
+    await until(async () => (await approvalRun()) !== undefined, 300_000);
+    const queueId = `agent-queue-${agent.id}-${conversation.id}`;
+    const queueExecutions = () => workflowsOf(agent.id, `WorkflowId = '${queueId}'`);
+    await until(async () => (await queueExecutions()).some((execution) => execution.status.name === 'CONTINUED_AS_NEW'));
+
+    const refused = await client.conversations.messages.create(conversation.id, { messages: [{ role: 'user', content: 'hello?' }] }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 409 });
+    const approved = await (await send(conversation.id, '', [{ type: 'approval', approvals: [{ type: 'approval', tool_call_id: 'call_jazz', approve: true }] }])).frames;
+    expect(approved.filter((frame) => frame.message_type !== 'usage_statistics').map((frame) => frame.message_type)).toEqual(['tool_return_message', 'assistant_message', 'stop_reason']);
+    const after = await (await send(conversation.id, 'after the approval')).frames;
+    expect(after.find((frame) => frame.message_type === 'assistant_message')).toMatchObject({ content: 'answer to after the approval' });
+
+    // The first history ran exactly the first 200 runs, the approval request last; the next one took the rest.
+    const runs = await Run.query(stack.db).where({ conversationId: conversation.id }).orderBy('createdAt');
+    expect(runs).toHaveLength(RUNS_PER_HISTORY + 2);
+    expect(runs.map((run) => run.status)).toEqual(Array(RUNS_PER_HISTORY + 2).fill('completed'));
+    expect(runs.map((run) => run.stopReason)).toEqual([...Array(RUNS_PER_HISTORY - 1).fill('end_turn'), 'requires_approval', 'end_turn', 'end_turn']);
+    const executions = await queueExecutions();
+    expect(executions.map((execution) => execution.status.name).sort()).toEqual(['CONTINUED_AS_NEW', 'RUNNING']);
+    const childrenOf = async (execution: WorkflowExecutionInfo) => {
+      const events = (await stack.temporal.workflow.getHandle(queueId, execution.runId).fetchHistory()).events ?? [];
+      return events.flatMap((event) => event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
+    };
+    const [first, next] = [executions.find((execution) => execution.status.name === 'CONTINUED_AS_NEW')!, executions.find((execution) => execution.status.name === 'RUNNING')!];
+    expect(await childrenOf(first)).toEqual(runs.slice(0, RUNS_PER_HISTORY).map((run) => run.id));
+    expect(await childrenOf(next)).toEqual(runs.slice(RUNS_PER_HISTORY).map((run) => run.id));
+
+    // Every message once, in send order, and the approved tool ran once.
+    const history = await client.conversations.messages.list(conversation.id, { order: 'asc', limit: 1000 });
+    const turns = history.items
+      .filter((message) => message.message_type === 'user_message' || message.message_type === 'assistant_message')
+      .map((message) => textOf('content' in message ? message.content : null));
+    expect(turns).toEqual([
+      ...Array.from({ length: RUNS_PER_HISTORY - 1 }, (_, index) => [`message ${index}`, `answer to message ${index}`]).flat(),
+      'remember I like jazz',
+      'Saved.',
+      'after the approval',
+      'answer to after the approval',
+    ]);
+    const kinds = history.items.map((message) => message.message_type);
+    expect(kinds.filter((kind) => kind === 'approval_request_message')).toHaveLength(1);
+    expect(kinds.filter((kind) => kind === 'tool_return_message')).toHaveLength(1);
+    const human = (await client.agents.blocks.retrieve('human', { agent_id: agent.id })).value;
+    expect(human.split('Likes jazz.')).toHaveLength(2);
   });
 });
