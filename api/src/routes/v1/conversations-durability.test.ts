@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Run } from '@engram/db';
 import type { WorkflowExecutionInfo } from '@temporalio/client';
-import { startWorkerProcess, type ChatRequest, type ManagedProcess } from '@engram/testing';
+import { crashTestProcesses, until, type ChatRequest } from '@engram/testing';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
 import { AGENT_ID, RUN_TYPE } from '@engram/temporal';
 
@@ -12,25 +12,11 @@ const IDLE_CONVERSATIONS = 1000;
 const RUNS_PER_HISTORY = 200;
 
 const { stack, model, client, stop } = await startAgentTestContext({ inProcessWorker: false });
-const processes: ManagedProcess[] = [];
+const { worker, killAll } = crashTestProcesses(() => stack.workerEnv);
 afterAll(async () => {
-  await Promise.all(processes.map((managed) => managed.kill()));
+  await killAll();
   await stop();
 });
-
-function worker(): ManagedProcess {
-  const managed = startWorkerProcess(stack.workerEnv);
-  processes.push(managed);
-  return managed;
-}
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const textOf = (content: unknown) => (typeof content === 'string' ? content : JSON.stringify(content));
 const lastUserText = (request: ChatRequest) => textOf(request.messages.filter((message) => message.role === 'user').at(-1)?.content);
@@ -138,7 +124,7 @@ describe("a conversation's queue survives the death of its worker", () => {
   });
 
   it(`keeps no workflow for ${IDLE_CONVERSATIONS} idle conversations, and only an idle timer for those just answered`, { timeout: 300_000 }, async () => {
-    await Promise.all(processes.splice(0).map((managed) => managed.kill()));
+    await killAll();
     worker();
     const agent = await client.agents.create({ model: 'openai/gpt-4o-mini', include_base_tools: false });
     const conversationIds: string[] = [];
@@ -184,7 +170,7 @@ describe("a conversation's queue survives the death of its worker", () => {
 
 describe("a conversation's queue past its history limit", () => {
   it(`continues as new after ${RUNS_PER_HISTORY} runs with an approval pending, losing no message and no approval`, { timeout: 600_000 }, async () => {
-    await Promise.all(processes.splice(0).map((managed) => managed.kill()));
+    await killAll();
     worker();
     const agent = await client.agents.create({ model: 'openai/gpt-4o-mini', memory_blocks: [{ label: 'human', value: 'Name: Ada' }] });
     await client.agents.tools.updateApproval('memory_insert', { agent_id: agent.id, body_requires_approval: true });
