@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Run } from '@engram/db';
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { crashTestProcesses, until, type ChatRequest } from '@engram/testing';
@@ -13,6 +13,8 @@ const RUNS_PER_HISTORY = 200;
 
 const { stack, model, client, stop } = await startAgentTestContext({ inProcessWorker: false });
 const { worker, killAll } = crashTestProcesses(() => stack.workerEnv);
+// Each test answers through its own responders: an earlier test's must not answer the next one's requests.
+afterEach(() => model.reset());
 afterAll(async () => {
   await killAll();
   await stop();
