@@ -1,21 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Message, Run } from '@engram/db';
-import {
-  freePort,
-  readSse,
-  startApiProcess,
-  startScriptedModelServer,
-  startTestStack,
-  startWorkerProcess,
-  type ManagedProcess,
-  type ScriptedModelServer,
-  type TestStack,
-} from '@engram/testing';
+import { crashTestProcesses, freePort, readSse, startScriptedModelServer, startTestStack, until, type ScriptedModelServer, type TestStack } from '@engram/testing';
 import { createAgent as createAgentAt } from '@engram/testing/factories/index';
 
 let stack: TestStack;
 let model: ScriptedModelServer;
-const processes: ManagedProcess[] = [];
+const { worker, api, killAll } = crashTestProcesses(() => stack.workerEnv);
 
 beforeAll(async () => {
   model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
@@ -26,30 +16,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(processes.map((managed) => managed.kill()));
+  await killAll();
   await stack?.stop();
   await model?.close();
 });
-
-function worker(): ManagedProcess {
-  const managed = startWorkerProcess(stack.workerEnv);
-  processes.push(managed);
-  return managed;
-}
-
-async function api(port: number): Promise<ManagedProcess> {
-  const managed = await startApiProcess(stack.workerEnv, port);
-  processes.push(managed);
-  return managed;
-}
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const createAgent = async (baseUrl: string): Promise<string> => (await createAgentAt({ baseUrl, apiKey: stack.apiKey })).id;
 
@@ -103,7 +73,7 @@ describe('a run survives the death of its processes', () => {
 
   it('streams the tokens of a model call whose worker died mid-stream once, not again from the retry', async () => {
     // The model call must run on the worker this test kills: no worker of an earlier test may take it.
-    await Promise.all(processes.splice(0).map((managed) => managed.kill()));
+    await killAll();
     const port = await freePort();
     await api(port);
     const baseUrl = `http://127.0.0.1:${port}`;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BillingAccount, CreditTransaction, Run, Step } from '@engram/db';
-import { startScriptedModelServer, startTestStack, startWorkerProcess, type ManagedProcess, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { crashTestProcesses, startScriptedModelServer, startTestStack, until, type ScriptedModelServer, type TestStack } from '@engram/testing';
 import { requestV1 } from '@engram/testing/agent-test-context';
 
 /** The seeded step cost of gpt-4o-mini at its 128k context window. */
@@ -8,7 +8,7 @@ const STEP_COST = 4;
 
 let stack: TestStack;
 let model: ScriptedModelServer;
-const processes: ManagedProcess[] = [];
+const { worker, killAll } = crashTestProcesses(() => stack.workerEnv);
 
 beforeAll(async () => {
   model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
@@ -19,24 +19,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(processes.map((managed) => managed.kill()));
+  await killAll();
   await stack?.stop();
   await model?.close();
 });
-
-function worker(): ManagedProcess {
-  const managed = startWorkerProcess(stack.workerEnv);
-  processes.push(managed);
-  return managed;
-}
-
-async function until(condition: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('metering survives the death of the worker mid-step', () => {
   it('charges each step of a run once when its worker is SIGKILLed as the step commits and during the next model call', async () => {

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Run, Step, Trace, TraceSpan } from '@engram/db';
 import { ENGRAM } from '@engram/core';
-import { startScriptedModelServer, startTestStack, startWorkerProcess, type ManagedProcess, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { crashTestProcesses, startScriptedModelServer, startTestStack, until, type ScriptedModelServer, type TestStack } from '@engram/testing';
 import { requestV1 } from '@engram/testing/agent-test-context';
 
 let stack: TestStack;
 let model: ScriptedModelServer;
-const processes: ManagedProcess[] = [];
+const { worker, killAll } = crashTestProcesses(() => stack.workerEnv);
 
 beforeAll(async () => {
   model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
@@ -18,24 +18,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(processes.map((managed) => managed.kill()));
+  await killAll();
   await stack?.stop();
   await model?.close();
 });
-
-function worker(): ManagedProcess {
-  const managed = startWorkerProcess(stack.workerEnv);
-  processes.push(managed);
-  return managed;
-}
-
-async function until(condition: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('the trace of a run whose worker dies mid-step', () => {
   it('is still one trace, with the model call the next worker ran again marked as retried', async () => {
