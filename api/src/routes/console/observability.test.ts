@@ -146,6 +146,7 @@ describe('metrics over a seeded month', () => {
 
   beforeAll(async () => {
     analyst = await signUp(stack);
+    const steps: Array<Record<string, unknown>> = [];
     // Every 7h 13m for 30 days: runs fall on every hour of the day, across both timezones' midnights.
     for (let index = 0; index * 433 < 30 * 24 * 60; index++) {
       const entry: Seed = {
@@ -175,8 +176,31 @@ describe('metrics over a seeded month', () => {
         functionNames: entry.tools,
         toolCalls: toolCalls ? { web_search: { calls: toolCalls, failed: entry.toolError ? 1 : 0 } } : {},
       });
+      for (let step = 0; step < entry.steps; step++) {
+        steps.push({
+          id: `step-month-${index}-${step}`,
+          organizationId: analyst.organizationId,
+          stepIndex: step,
+          model: 'gpt-4o-mini',
+          traceId,
+          createdAt: new Date((MONTH + entry.minutesIn * 60) * 1000 + step),
+        });
+      }
     }
+    await stack.db('steps').insert(steps);
   }, 60_000);
+
+  /** The steps table's own count per local period of each step's run (its trace), as the metrics name periods. */
+  async function stepsTablePerPeriod(timezone: string, granularity: 'daily' | 'hourly') {
+    const [unit, format] = granularity === 'daily' ? ['day', 'YYYY-MM-DD'] : ['hour', 'YYYY-MM-DD"T"HH24:00'];
+    const { rows } = await stack.db.raw(
+      `select to_char(date_trunc(?, traces.started_at at time zone ?), ?) as period, count(*)::int as steps
+         from steps join traces on traces.trace_id = steps.trace_id
+        where steps.organization_id = ? group by 1 order by 1`,
+      [unit, timezone, format, analyst.organizationId],
+    );
+    return rows as Array<{ period: string; steps: number }>;
+  }
 
   const metric = async (name: string, query: Record<string, string>) => {
     const params = new URLSearchParams({ range: 'custom', startTimeUnix: String(MONTH), endTimeUnix: String(MONTH + 30 * DAY), ...query });
@@ -218,6 +242,7 @@ describe('metrics over a seeded month', () => {
         );
         const steps = await metric('metrics/steps', { timezone, granularity });
         expect(steps.series.map((row: { steps: number }) => row.steps)).toEqual(expected.map(([, runs]) => runs.reduce((sum, run) => sum + run.steps, 0)));
+        expect(steps.series.map((row: { period: string; steps: number }) => ({ period: row.period, steps: row.steps }))).toEqual(await stepsTablePerPeriod(timezone, granularity));
         const agents = await metric('metrics/active-agents', { timezone, granularity });
         expect(agents.series.map((row: { activeAgents: number }) => row.activeAgents)).toEqual(expected.map(([, runs]) => new Set(runs.map((run) => run.agentId)).size));
       });
@@ -233,6 +258,12 @@ describe('metrics over a seeded month', () => {
       errors: { apiError: month.filter((run) => run.apiError).length, toolError: month.filter((run) => run.toolError).length },
     });
     expectLatencyNear(overview.latencyMs.p50, nearestRank(month.map((run) => run.durationMs), 0.5));
+    const stepsTable = await stack.db('steps').where({ organizationId: analyst.organizationId }).count<Array<{ count: string }>>('* as count');
+    expect(overview.steps).toBe(Number(stepsTable[0]?.count));
+    const monthRange = new URLSearchParams({ range: 'custom', startTimeUnix: String(MONTH), endTimeUnix: String(MONTH + 30 * DAY) });
+    expect((await analyst.client.get(`/usage/model-summary?${monthRange}`)).body.models).toEqual([
+      expect.objectContaining({ model: 'gpt-4o-mini', steps: Number(stepsTable[0]?.count), runs: 0 }),
+    ]);
     const searching = month.filter((run) => run.tools?.includes('web_search'));
     expect((await metric('metrics/tool-usage', {})).tools).toEqual([
       {
