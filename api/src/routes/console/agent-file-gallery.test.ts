@@ -125,6 +125,28 @@ describe('access levels', () => {
   });
 });
 
+describe('a banned organization', () => {
+  it('has its files answer 404 to everyone else, and leave the list, until it is unbanned', { timeout: 60_000 }, async () => {
+    const made = await publish({ name: 'banned-shelf', accessLevel: 'public' });
+    const id: string = made.body.id;
+    const anonymous = new ConsoleClient(ctx.stack.baseUrl);
+    const banned = async (at: Date | null) => ctx.stack.db('organizations').where({ id: owner.organizationId }).update({ bannedAt: at });
+    await banned(new Date());
+    for (const client of [anonymous, outsider.client]) {
+      for (const route of ['metadata', 'summary', 'details', 'download']) {
+        const answer = await client.get(`/agent-files/${id}/${route}`);
+        expect(answer.status, route).toBe(404);
+        expect(answer.body).toEqual((await client.get(`/agent-files/agent-file-unknown/${route}`)).body);
+      }
+      expect((await client.get('/agent-files?search=banned-shelf')).body.agentFiles).toEqual([]);
+    }
+    expect((await outsider.client.post(`/agent-files/${id}/vote`, { vote: 'up' })).status).toBe(404);
+    await banned(null);
+    expect((await anonymous.get(`/agent-files/${id}/metadata`)).status).toBe(200);
+    expect((await anonymous.get('/agent-files?search=banned-shelf')).body.agentFiles.map((file: { id: string }) => file.id)).toEqual([id]);
+  });
+});
+
 describe('downloads', () => {
   it('serve the file as published, count each download, and import back with POST /v1/agents/import exactly', { timeout: 60_000 }, async () => {
     const made = await publish({ name: 'round-trip', accessLevel: 'public' });

@@ -4,6 +4,7 @@ import { ConsoleError, NotFoundError, UnauthorizedError } from '../../errors.js'
 import type { Access } from '../../http/permissions.js';
 import type { RequestContext } from '../../http/request-context.js';
 import type { AgentFileService } from '../agent-files/agent-file-service.js';
+import { assertOrganizationInGoodStanding } from './visitors.js';
 
 /** Agent files listed per page (spec 000 §9). */
 export const AGENT_FILES_PER_PAGE = 25;
@@ -41,6 +42,7 @@ export function createAgentFileGalleryService(deps: { db: Database; agentFiles: 
   async function readable(id: string, viewer: Access | null): Promise<PublishedAgentFile> {
     const file = await PublishedAgentFile.query(db).findById(id);
     if (!file || !mayRead(file, viewer)) throw new NotFoundError('Agent file');
+    if (viewer?.organizationId !== file.organizationId) await assertOrganizationInGoodStanding(db, file.organizationId, 'Agent file');
     return file;
   }
 
@@ -75,6 +77,8 @@ export function createAgentFileGalleryService(deps: { db: Database; agentFiles: 
         if (viewer) visible.orWhere('accessLevel', 'logged-in');
         if (viewer?.organizationId) visible.orWhere('organizationId', viewer.organizationId);
       });
+      // A banned organization's files leave the gallery with it, as its shared chats do.
+      rows.whereNotIn('organizationId', Organization.query(db).whereNotNull('bannedAt').select('id'));
       if (query.search) {
         const pattern = `%${query.search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
         rows.where((matching) => {
