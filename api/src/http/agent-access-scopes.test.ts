@@ -19,11 +19,17 @@ describe('agentAccessScopeFor', () => {
       ['POST', '/v1/agents/:agent_id/messages/stream', 'write_messages'],
       ['PATCH', '/v1/agents/:agent_id/messages/:message_id', 'write_messages'],
       ['PATCH', '/v1/agents/:agent_id/reset-messages', 'write_messages'],
+      ['GET', '/v1/conversations/', 'read_messages'],
+      ['GET', '/v1/conversations/:conversation_id/messages', 'read_messages'],
+      ['POST', '/v1/conversations/', 'write_messages'],
+      ['POST', '/v1/conversations/:conversation_id/messages', 'write_messages'],
+      ['PATCH', '/v1/conversations/:conversation_id', 'write_messages'],
+      ['DELETE', '/v1/conversations/:conversation_id', 'write_messages'],
     ];
     for (const [method, url, scope] of cases) expect(agentAccessScopeFor(method, url), `${method} ${url}`).toBe(scope);
   });
 
-  it('gives no scope to anything outside /v1/agents', () => {
+  it('gives no scope to anything outside /v1/agents and /v1/conversations', () => {
     expect(agentAccessScopeFor('GET', '/v1/tools/')).toBeNull();
     expect(agentAccessScopeFor('GET', '/v1/agentsx')).toBeNull();
     expect(agentAccessScopeFor('POST', '/v1/client-side-access-tokens')).toBeNull();
@@ -39,7 +45,7 @@ describe('assertDelegationAllows', () => {
     expect(() => assertDelegationAllows(delegation, 'GET', '/v1/agents/:agent_id/messages', { agent_id: 'agent-1' })).toThrow(
       'This token was not granted the read_messages scope',
     );
-    expect(() => assertDelegationAllows(delegation, 'GET', '/v1/tools/', {})).toThrow('This token only reaches agents and their messages');
+    expect(() => assertDelegationAllows(delegation, 'GET', '/v1/tools/', {})).toThrow('This token only reaches agents, their messages and their conversations');
   });
 
   it('lets a client-side token reach only the agents its policy names', () => {

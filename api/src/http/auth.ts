@@ -4,6 +4,7 @@ import type { Role, User } from '@engram/db';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import type { Delegation } from '../services/access-tokens/delegation.js';
 import type { SessionService } from '../services/accounts/sessions.js';
+import { DEFAULT_CONVERSATION } from '../services/conversations/conversation-service.js';
 import type { TenantGuard } from '../services/tenancy/tenant-guard.js';
 import { assertDelegationAllows } from './agent-access-scopes.js';
 import { accessRuleFor, effectivePermissions, missingPermissions, UNMAPPED, type Access, type AccessRule } from './permissions.js';
@@ -231,7 +232,10 @@ export function registerAccessControl(app: FastifyInstance, deps: { tenantGuard:
     const access = request.access;
     if (!access) throw new UnauthorizedError();
     // Before any other rule: a delegated token never reaches past its scopes, whoever its user is.
-    if (request.delegation) assertDelegationAllows(request.delegation, request.method, url, request.params as Record<string, unknown>);
+    if (request.delegation) {
+      const params = request.params as Record<string, unknown>;
+      assertDelegationAllows(request.delegation, request.method, url, { ...params, agent_id: await agentNamedBy(request, params, access.organizationId) });
+    }
     if (rule.kind === 'account') return;
     if (rule.kind === 'platform_admin') {
       if (!access.isPlatformAdmin) throw new ForbiddenError('Only platform administrators can do this');
@@ -241,6 +245,19 @@ export function registerAccessControl(app: FastifyInstance, deps: { tenantGuard:
     const missing = missingPermissions(rule, access);
     if (missing.length > 0) throw new ForbiddenError(`You do not have permission to do this (needs ${missing.join(', ')})`);
     await deps.tenantGuard.assertParamsOwned(access.organizationId, request.params as Record<string, unknown>);
+  }
+
+  /**
+   * The agent a call acts on, for a token that reaches only some agents: the path's agent, else (a conversation route)
+   * the agent of the conversation it names, or of `?agent_id=` for the default conversation and the list.
+   */
+  async function agentNamedBy(request: FastifyRequest, params: Record<string, unknown>, organizationId: string | null): Promise<unknown> {
+    if (params.agent_id !== undefined || params.agentId !== undefined) return params.agent_id ?? params.agentId;
+    const conversationId = params.conversation_id;
+    if (typeof conversationId === 'string' && conversationId !== DEFAULT_CONVERSATION && organizationId) {
+      return deps.tenantGuard.agentOfConversation(organizationId, conversationId);
+    }
+    return (request.query as Record<string, unknown> | undefined)?.agent_id;
   }
 
   // preParsing is the first stage after every onRequest hook, the scopes' authentication included.

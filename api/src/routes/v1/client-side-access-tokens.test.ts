@@ -131,6 +131,36 @@ describe('a client-side access token in use', () => {
     expect((await client.agents.retrieve(agent.id)).name).toBe('chat-agent');
   });
 
+  it('reaches the conversations of the agents of its policy, with their messages scopes, and no other agent\'s', async () => {
+    const agent = await newAgent('conversation-agent');
+    const otherAgent = await newAgent('conversation-outsider');
+    const { token } = await client.accessTokens.create({ hostname: APP, policy: [{ id: agent.id, type: 'agent', access: ['read_messages', 'write_messages'] }] });
+    const reader = (await client.accessTokens.create({ hostname: APP, policy: [{ id: agent.id, type: 'agent', access: ['read_messages'] }] })).token;
+
+    const made = await fromApp(token, `/conversations/?agent_id=${agent.id}`, { method: 'POST', body: {} });
+    expect(made.status).toBe(200);
+    const conversation = (await made.json()) as { id: string; agent_id: string };
+    expect(conversation.agent_id).toBe(agent.id);
+    expect((await fromApp(token, `/conversations/?agent_id=${agent.id}`)).status).toBe(200);
+    expect((await fromApp(reader, `/conversations/${conversation.id}`)).status).toBe(200);
+    expect((await fromApp(token, `/conversations/${conversation.id}`, { method: 'PATCH', body: { summary: 'Widget chat' } })).status).toBe(200);
+    model.enqueue({ type: 'text', text: 'hello in a conversation' });
+    const sent = await fromApp(token, `/conversations/${conversation.id}/messages`, { method: 'POST', body: { messages: [{ role: 'user', content: 'hi' }] } });
+    expect(sent.status).toBe(200);
+    expect(await sent.text()).toContain('hello in a conversation');
+    expect((await fromApp(reader, `/conversations/${conversation.id}/messages`)).status).toBe(200);
+
+    const readOnly = await fromApp(reader, `/conversations/?agent_id=${agent.id}`, { method: 'POST', body: {} });
+    expect(readOnly.status).toBe(403);
+    expect(await readOnly.json()).toEqual({ detail: 'This token does not grant write_messages on this agent' });
+    const theirs = await client.conversations.create({ agent_id: otherAgent.id });
+    expect((await fromApp(token, `/conversations/${theirs.id}`)).status).toBe(403);
+    expect((await fromApp(token, `/conversations/${theirs.id}/messages`, { method: 'POST', body: { messages: [{ role: 'user', content: 'hi' }] } })).status).toBe(403);
+    expect((await fromApp(token, `/conversations/?agent_id=${otherAgent.id}`)).status).toBe(403);
+    expect((await fromApp(token, '/conversations/')).status).toBe(403);
+    expect((await fromApp(token, '/conversations/conv-00000000-0000-4000-8000-000000000000')).status).toBe(404);
+  });
+
   it('answers CORS preflights for the origins of live tokens only', async () => {
     const agent = await newAgent('preflight');
     const origin = 'https://preflight.example.com';

@@ -102,6 +102,13 @@ export function createTenantGuard(deps: { db: Database }) {
         if (!found) throw new NotFoundError(resource.label);
       }
     },
+
+    /** The agent a conversation of the organization belongs to; 404 for another organization's or an unknown one. */
+    async agentOfConversation(organizationId: string, conversationId: string): Promise<string> {
+      const conversation = await deps.db('conversations').where({ id: conversationId, organization_id: organizationId }).first('agent_id');
+      if (!conversation) throw new NotFoundError('Conversation');
+      return conversation.agentId as string;
+    },
   };
 }
 
