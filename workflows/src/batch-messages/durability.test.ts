@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Message, MessageBatch, MessageBatchItem, Run } from '@engram/db';
-import { startScriptedModelServer, startTestStack, startWorkerProcess, type ChatRequest, type ManagedProcess, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { crashTestProcesses, startScriptedModelServer, startTestStack, type ChatRequest, type ScriptedModelServer, type TestStack } from '@engram/testing';
 import { requestV1 } from '@engram/testing/agent-test-context';
 
 /**
@@ -16,7 +16,7 @@ let stack: TestStack;
 let model: ScriptedModelServer;
 let receiver: Server;
 const callbacks: Array<Record<string, unknown>> = [];
-const processes: ManagedProcess[] = [];
+const processes = crashTestProcesses(() => stack.workerEnv);
 
 beforeAll(async () => {
   model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
@@ -33,17 +33,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(processes.map((managed) => managed.kill()));
+  await processes.killAll();
   await new Promise((resolve) => receiver?.close(resolve));
   await stack?.stop();
   await model?.close();
 });
-
-function worker(): ManagedProcess {
-  const managed = startWorkerProcess(stack.workerEnv);
-  processes.push(managed);
-  return managed;
-}
 
 async function call(method: string, path: string, body?: unknown) {
   const response = await requestV1(stack.baseUrl, stack.apiKey, method, path, body);
@@ -76,16 +70,16 @@ describe('a message batch survives the death of its worker', () => {
     ).flat();
     const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/done`;
 
-    const first = worker();
+    const first = processes.worker();
     const job = await call('POST', '/messages/batches', { requests, callback_url: callbackUrl });
     const completedItems = () => MessageBatchItem.query(stack.db).where({ batchId: job.id, status: 'completed' }).resultSize();
     const total = requests.length;
     await waitFor('a fifth of the batch', completedItems, (done) => done >= total / 5);
     await first.kill();
-    const second = worker();
+    const second = processes.worker();
     await waitFor('three fifths of the batch', completedItems, (done) => done >= (3 * total) / 5);
     await second.kill();
-    worker();
+    processes.worker();
 
     await waitFor('the batch to finish', () => MessageBatch.query(stack.db).findById(job.id), (batch) => batch?.status === 'completed' || batch?.status === 'cancelled', 600_000);
     // The job closes, then its callback is sent: the workflow ends once it was delivered.

@@ -4,26 +4,20 @@ import { chunkPassageId } from '@engram/integrations/files';
 import { insertFolder, insertUploadedFile, waitForFileStatus } from '@engram/testing/fixtures/uploaded-file';
 import { Passage, SourceFile } from '@engram/db';
 import { createFileIngestionClient } from '@engram/temporal';
-import { startTestStack, startWorkerProcess, type ManagedProcess, type TestStack } from '@engram/testing';
+import { crashTestProcesses, startTestStack, type TestStack } from '@engram/testing';
 import { fileIngestionWorkflowId } from './ids.js';
 
 let stack: TestStack;
-const processes: ManagedProcess[] = [];
+const processes = crashTestProcesses(() => stack.workerEnv);
 
 beforeAll(async () => {
   stack = await startTestStack({ inProcessWorker: false });
 });
 
 afterAll(async () => {
-  await Promise.all(processes.map((managed) => managed.kill()));
+  await processes.killAll();
   await stack?.stop();
 });
-
-function worker(): ManagedProcess {
-  const managed = startWorkerProcess(stack.workerEnv);
-  processes.push(managed);
-  return managed;
-}
 
 /** About 1 MB of prose in numbered sections: enough batches that ingesting it takes several seconds. */
 function largeMarkdown(): string {
@@ -43,7 +37,7 @@ describe('file ingestion survives the death of its worker', () => {
     const organizationId = stack.tenant.organizationId;
     const folder = await insertFolder(stack.db, { organizationId, name: 'shipping' });
     const file = await insertUploadedFile(stack.db, { organizationId, folder, name: 'logbook.md', data: largeMarkdown() });
-    const firstWorker = worker();
+    const firstWorker = processes.worker();
     await createFileIngestionClient({ client: stack.temporal, taskQueue: stack.taskQueue }).start({ organizationId, fileId: file.id });
 
     // Killed once some batches are stored and many are not: mid-way through embedding.
@@ -62,7 +56,7 @@ describe('file ingestion survives the death of its worker', () => {
     expect(atKill!.processingStatus).toBe('embedding');
     expect(atKill!.chunksEmbedded).toBeLessThan(atKill!.totalChunks!);
 
-    worker();
+    processes.worker();
     const done = await waitForFileStatus(stack.db, { organizationId, id: file.id }, ['completed', 'error'], 150_000);
     expect(done).toMatchObject({ processingStatus: 'completed', errorMessage: null });
     expect(done.totalChunks).toBeGreaterThan(5 * CHUNKS_PER_BATCH);

@@ -1,25 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, AgentTemplateVersion, TemplateMigration, TemplateMigrationAgent } from '@engram/db';
-import { startTestStack, startWorkerProcess, type ManagedProcess, type TestStack } from '@engram/testing';
+import { crashTestProcesses, startTestStack, type TestStack } from '@engram/testing';
 import { requestV1 } from '@engram/testing/agent-test-context';
 
 let stack: TestStack;
-const processes: ManagedProcess[] = [];
+const processes = crashTestProcesses(() => stack.workerEnv);
 
 beforeAll(async () => {
   stack = await startTestStack({ inProcessWorker: false });
 });
 
 afterAll(async () => {
-  await Promise.all(processes.map((managed) => managed.kill()));
+  await processes.killAll();
   await stack?.stop();
 });
-
-function worker(): ManagedProcess {
-  const managed = startWorkerProcess(stack.workerEnv);
-  processes.push(managed);
-  return managed;
-}
 
 async function call(method: string, path: string, body?: unknown) {
   const response = await requestV1(stack.baseUrl, stack.apiKey, method, path, body);
@@ -61,7 +55,7 @@ describe('a template migration survives the death of its worker', () => {
     const ordered = await Agent.query(stack.db).forOrg(organizationId).whereIn('id', agentIds).orderBy('id').select('id');
     const held = await stack.db.transaction();
     await held('agents').where({ id: ordered[30]!.id }).forNoKeyUpdate();
-    const firstWorker = worker();
+    const firstWorker = processes.worker();
     const { workflow_id: workflowId } = await call('POST', `/templates/${name}:2/migrate`, {});
     const migrationId = workflowId.replace(/^template-migration-/, '');
     const migratedRows = async () => TemplateMigrationAgent.query(stack.db).forOrg(organizationId).where({ migrationId, status: 'migrated' });
@@ -70,7 +64,7 @@ describe('a template migration survives the death of its worker', () => {
 
     await firstWorker.kill();
     await held.rollback();
-    worker();
+    processes.worker();
     const migration = await waitFor(
       'the migration to finish',
       async () => TemplateMigration.query(stack.db).forOrg(organizationId).findById(migrationId),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Letta from '@letta-ai/letta-client';
 import { DatasetRunResult, Message, Run } from '@engram/db';
-import { startScriptedModelServer, startTestStack, startWorkerProcess, type ChatRequest, type ManagedProcess, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { crashTestProcesses, startScriptedModelServer, startTestStack, type ChatRequest, type ScriptedModelServer, type TestStack } from '@engram/testing';
 import { signUp, type ConsoleUser } from './console-test-support.js';
 
 /** The issue's scale: a dataset of 50 items run against two template versions at once. */
@@ -9,7 +9,7 @@ const ITEMS = 50;
 
 let stack: TestStack;
 let model: ScriptedModelServer;
-const processes: ManagedProcess[] = [];
+const processes = crashTestProcesses(() => stack.workerEnv);
 
 beforeAll(async () => {
   model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
@@ -17,16 +17,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(processes.map((managed) => managed.kill()));
+  await processes.killAll();
   await stack?.stop();
   await model?.close();
 });
-
-function worker(): ManagedProcess {
-  const managed = startWorkerProcess(stack.workerEnv);
-  processes.push(managed);
-  return managed;
-}
 
 async function waitFor<T>(what: string, read: () => PromiseLike<T>, done: (value: T) => boolean, timeoutMs = 300_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -70,7 +64,7 @@ describe('a dataset run survives the death of its worker', () => {
       return { type: 'text', text: right ? `It is answer ${number}.` : `It is answer x${number}.`, delayMs: 30 };
     });
 
-    const first = worker();
+    const first = processes.worker();
     const runs: string[] = [];
     for (const version of [1, 2]) {
       const started = await user.client.post(`/datasets/${dataset.body.id}/runs`, { templateVersion: `${template}:${version}`, concurrency: 5 });
@@ -83,7 +77,7 @@ describe('a dataset run survives the death of its worker', () => {
     expect(beforeKill).toBeLessThan(2 * ITEMS);
 
     await first.kill();
-    worker();
+    processes.worker();
 
     for (const runId of runs) {
       const finished = await waitFor(
