@@ -27,7 +27,8 @@ function scopeRollup(rows: Knex.QueryBuilder, query: MetricQuery): Knex.QueryBui
   return rows;
 }
 
-function inSpans(rows: Knex.QueryBuilder, column: string, spans: TimeSpan[]): Knex.QueryBuilder {
+/** Rows whose `column` falls in any of the spans (a range's uneven ends, or the whole range). */
+export function inSpans(rows: Knex.QueryBuilder, column: string, spans: TimeSpan[]): Knex.QueryBuilder {
   return rows.where((any) => {
     for (const span of spans) {
       any.orWhere((inside) => {
@@ -41,7 +42,7 @@ function inSpans(rows: Knex.QueryBuilder, column: string, spans: TimeSpan[]): Kn
  * Where a metric reads: the rollups for the whole quarter hours of the range, the runs themselves for its uneven ends.
  * The rollups hold no agent, so a metric of one agent reads that agent's runs (an index finds them).
  */
-function partsOf(query: MetricQuery): { buckets: TimeSpan | null; runs: TimeSpan[] } {
+export function partsOf(query: MetricQuery): { buckets: TimeSpan | null; runs: TimeSpan[] } {
   if (query.agentId) return { buckets: null, runs: [{ start: query.start, end: query.end }] };
   const { whole, ends } = splitIntoBuckets(query);
   return { buckets: whole, runs: ends };

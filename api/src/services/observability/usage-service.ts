@@ -2,8 +2,7 @@ import type { Knex } from 'knex';
 import { DOLLARS_PER_CREDIT, EmbeddingModel, InferenceModel, ModelStepCost, OrganizationModelRateLimit, type Database, type StepCostEntry } from '@engram/db';
 import { NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
-import type { MetricQuery } from './metrics-service.js';
-import { splitIntoBuckets } from './rollup-math.js';
+import { inSpans, partsOf, type MetricQuery } from './metrics-service.js';
 
 const num = (value: unknown): number => (value === null || value === undefined ? 0 : Number(value));
 const dollarsOf = (credits: number) => Math.round(credits * DOLLARS_PER_CREDIT * 1e6) / 1e6;
@@ -73,7 +72,7 @@ export function createUsageService(deps: { db: Database }) {
      * steps table.
      */
     async modelSummary(ctx: RequestContext, query: MetricQuery) {
-      const { whole, ends } = query.agentId ? { whole: null, ends: [{ start: query.start, end: query.end }] } : splitIntoBuckets(query);
+      const { buckets: whole, runs: ends } = partsOf(query);
       const sources: Knex.QueryBuilder[] = [];
       if (whole) {
         const buckets = db('model_usage_buckets')
@@ -85,18 +84,11 @@ export function createUsageService(deps: { db: Database }) {
         sources.push(buckets);
       }
       if (ends.length) {
-        const steps = db('steps')
+        const steps = inSpans(db('steps'), 'steps.created_at', ends)
           .leftJoin('transactions', function joinCharge() {
             this.on('transactions.id', '=', 'steps.tid').andOn('transactions.organization_id', '=', 'steps.organization_id');
           })
           .where('steps.organization_id', ctx.organizationId)
-          .where((any) => {
-            for (const span of ends) {
-              any.orWhere((inside) => {
-                inside.where('steps.created_at', '>=', span.start).where('steps.created_at', '<', span.end);
-              });
-            }
-          })
           .select(
             db.raw(`coalesce(steps.model_handle, steps.model, 'unknown') as model`),
             db.raw('1 as steps, (steps.step_index = 0 and steps.run_id is not null)::int as runs'),
