@@ -110,6 +110,28 @@ export function createEngramHttpClient(baseUrl: string, apiKey: string) {
       return { sentAtMs, firstByteAtMs, firstAssistantFrameAtMs, doneAtMs };
     },
 
+    /** `POST /v1/conversations/?agent_id=`: a new conversation of the agent. */
+    async createConversation(agentId: string): Promise<string> {
+      const response = await call(`/conversations/?agent_id=${agentId}`, { method: 'POST', body: {} });
+      if (!response.ok) throw await failure(response, 'POST /v1/conversations/');
+      return ((await response.json()) as { id: string }).id;
+    },
+
+    /** A sync send to a conversation (`streaming: false`); resolves once the whole response is read and checked. */
+    async sendToConversation(conversationId: string, text: string): Promise<SyncSendResult> {
+      const sentAtMs = wallClockMs();
+      const response = await call(`/conversations/${conversationId}/messages`, {
+        method: 'POST',
+        body: { messages: [{ role: 'user', content: text }], streaming: false },
+      });
+      if (!response.ok) throw await failure(response, 'POST /v1/conversations/{id}/messages');
+      const body = (await response.json()) as { messages: Array<{ message_type: string; content?: unknown }> };
+      const receivedAtMs = wallClockMs();
+      const reply = body.messages.find((message) => message.message_type === 'assistant_message');
+      if (reply?.content !== SCRIPTED_REPLY) throw new Error(`unexpected reply: ${JSON.stringify(body.messages)}`);
+      return { runId: response.headers.get('x-run-id') ?? '', sentAtMs, receivedAtMs };
+    },
+
     async listMessages(agentId: string, limit: number): Promise<number> {
       const response = await call(`/agents/${agentId}/messages?limit=${limit}`);
       if (!response.ok) throw await failure(response, 'GET /v1/agents/{id}/messages');

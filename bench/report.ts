@@ -7,6 +7,7 @@ import type { QueryCounts } from './stack.js';
 import type { Summary } from './stats.js';
 import type { BatchThroughputMeasurement } from './scenarios/batch.js';
 import type { ObservabilityMeasurement } from './scenarios/observability.js';
+import type { ConversationsMeasurement } from './scenarios/conversations.js';
 
 export type BenchResults = {
   generatedAt: string;
@@ -44,6 +45,13 @@ export type BenchResults = {
     /** CPU time per completed send, by process; null where it could not be read. */
     cpuMsPerMessage: { benchProcess: number; workerProcess: number | null; temporalServer: number | null; postgres: number | null };
   };
+  /** One agent, many conversations at once: throughput, and what ran concurrently (bench/scenarios/conversations.ts). */
+  conversations: Omit<ConversationsMeasurement, 'latenciesMs'> & { latencyMs: Summary };
+  /** The phases past the agent runtime; absent with --runtime-only. */
+  platform?: PlatformResults;
+};
+
+export type PlatformResults = {
   messageList: { limit: number; stored1kMs: Summary; stored100kMs: Summary; stored100kInContextMs: Summary };
   fileIngestion: FileIngestionBenchResult;
   templateMigration: TemplateMigrationBenchResult;
@@ -68,7 +76,7 @@ const cpuCell = (value: number | null) => (value === null ? 'n/a' : ms(value));
 const countCell = (value: number | null) => (value === null ? 'n/a (separate process)' : value.toFixed(1));
 
 export function formatReport(results: BenchResults): string {
-  const { machine, setup, oneStepSend, billing, stream, throughput, messageList, fileIngestion, templateMigration, batch, observability } = results;
+  const { machine, setup, oneStepSend, billing, stream, throughput, conversations, platform } = results;
   const worker =
     setup.workerPlacement === 'in-process'
       ? 'the worker runs in the same process as the API (--worker-process runs it as a separate process)'
@@ -136,6 +144,27 @@ export function formatReport(results: BenchResults): string {
     ),
     ...throughput.firstErrors.map((error) => `   error: ${error}`),
     '',
+    `3b. Conversations: 1 agent x ${conversations.conversations} conversations x ${conversations.messagesPerConversation} messages, each conversation's sends sequential, conversations in parallel`,
+    table(
+      ['measurement', 'value'],
+      [
+        ['messages/s', conversations.messagesPerSecond.toFixed(1)],
+        ['errors', `${conversations.errors} (${conversations.completed} of ${conversations.attempted} sends completed)`],
+        ['wall time (s)', (conversations.wallMs / 1000).toFixed(1)],
+        ['send latency under load p50 / p99', `${ms(conversations.latencyMs.p50)} / ${ms(conversations.latencyMs.p99)}`],
+        ["most of the agent's runs executing at once", String(conversations.mostRunsAtOnce)],
+        ['runs of one conversation overlapping / out of send order', `${conversations.overlapsWithinAConversation} / ${conversations.outOfOrderWithinAConversation}`],
+      ],
+    ),
+    ...conversations.firstErrors.map((error) => `   error: ${error}`),
+    '',
+    ...(platform ? formatPlatform(setup, platform) : ['(phases 4-8 skipped: --runtime-only)']),
+  ].join('\n');
+}
+
+function formatPlatform(setup: BenchResults['setup'], platform: PlatformResults): string[] {
+  const { messageList, fileIngestion, templateMigration, batch, observability } = platform;
+  return [
     `4. GET /v1/agents/{id}/messages?limit=${messageList.limit} (default order: the newest page) for one agent's stored history`,
     table(LATENCY_HEADERS, [
       latencyRow('1k messages stored', messageList.stored1kMs),
@@ -187,7 +216,7 @@ export function formatReport(results: BenchResults): string {
       observability.queries.map((query) => latencyRow(query.name, query.ms)),
     ),
     `   Tracing's cost per step (${observability.spanExport.spansPerStep} spans: agent_step, chat, execute_tool): recording them ${(observability.spanExport.recordPerStepUs.p50 / 1000).toFixed(3)} ms p50 / ${(observability.spanExport.recordPerStepUs.p99 / 1000).toFixed(3)} ms p99 on the step's path; the span store's write ${observability.spanExport.writePerStepMs.p50.toFixed(3)} ms p50 per step, off the path, in batches of ${observability.spanExport.stepsPerBatch} steps.`,
-  ].join('\n');
+  ];
 }
 
 export function writeResults(results: BenchResults, file: string): void {

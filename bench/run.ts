@@ -15,13 +15,14 @@ import { runFileIngestionBench } from './file-ingestion.js';
 import { runTemplateMigrationBench } from './template-migration.js';
 import { createEngramHttpClient, SCRIPTED_REPLY, type EngramHttpClient } from './http.js';
 import { startBenchInfrastructure } from './infra.js';
-import { formatReport, writeResults, type BenchResults } from './report.js';
+import { formatReport, writeResults, type BenchResults, type PlatformResults } from './report.js';
 import { measureMeteringCost } from './scenarios/metering.js';
 import { measureMessageList, putHistoryInContext, seedConversation } from './scenarios/message-list.js';
 import { measureOneStepOverhead } from './scenarios/one-step.js';
 import { breakDownSends } from './scenarios/send-breakdown.js';
 import { measureStreamLatency } from './scenarios/sse.js';
 import { measureThroughput } from './scenarios/throughput.js';
+import { measureConversations } from './scenarios/conversations.js';
 import { measureBatchThroughput } from './scenarios/batch.js';
 import { measureObservability } from './scenarios/observability.js';
 import { startBenchStack, type WorkerPlacement } from './stack.js';
@@ -34,6 +35,8 @@ const RESULTS_FILE = fileURLToPath(new URL('./results/latest.json', import.meta.
 const LATENCY_AGENTS = 20;
 const THROUGHPUT_AGENTS = 50;
 const THROUGHPUT_MESSAGES_PER_AGENT = 20;
+const CONVERSATIONS = 20;
+const MESSAGES_PER_CONVERSATION = 10;
 const LIST_LIMIT = 100;
 /** Fewer than the send phases: a list is cheap except with a huge context window, where each takes a while. */
 const LIST_WARMUP = 10;
@@ -54,13 +57,15 @@ const OBSERVABILITY_SAMPLES = 30;
 /** After cleanup the process should exit on its own; this only ends it if some handle lingers. */
 const EXIT_GRACE_MS = 5_000;
 
-type BenchOptions = { workerPlacement: WorkerPlacement; warmup: number; samples: number };
+/** `runtimeOnly`: the agent runtime's phases (1-3b) alone, for before/after comparisons of the run path. */
+type BenchOptions = { workerPlacement: WorkerPlacement; warmup: number; samples: number; runtimeOnly: boolean };
 
 function parseBenchOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
     args: argv,
     options: {
       'worker-process': { type: 'boolean', default: false },
+      'runtime-only': { type: 'boolean', default: false },
       warmup: { type: 'string', default: '20' },
       samples: { type: 'string', default: '200' },
     },
@@ -74,6 +79,7 @@ function parseBenchOptions(argv: string[]): BenchOptions {
     workerPlacement: values['worker-process'] ? 'child-process' : 'in-process',
     warmup: count('warmup', values.warmup),
     samples: count('samples', values.samples),
+    runtimeOnly: values['runtime-only'],
   };
 }
 
@@ -104,6 +110,51 @@ async function createAgents(client: EngramHttpClient, purpose: string, count: nu
   return agentIds;
 }
 
+/** Phases 6-10: history listing, file ingestion, template migration, batches and observability. */
+async function runPlatformPhases(deps: {
+  client: EngramHttpClient;
+  stack: Awaited<ReturnType<typeof startBenchStack>>;
+  cpuMeter: ReturnType<typeof createCpuMeter>;
+  options: BenchOptions;
+}): Promise<PlatformResults> {
+  const { client, stack, cpuMeter, options } = deps;
+  log(`10/10 message list: seeding ${SMALL_HISTORY} and ${LARGE_HISTORY} messages`);
+  const [smallHistoryAgent, largeHistoryAgent] = (await createAgents(client, 'history', 2)) as [string, string];
+  await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: smallHistoryAgent, count: SMALL_HISTORY });
+  await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: largeHistoryAgent, count: LARGE_HISTORY });
+  const listPlan = { limit: LIST_LIMIT, warmup: Math.min(options.warmup, LIST_WARMUP), samples: Math.min(options.samples, LIST_SAMPLES) };
+  const stored1kMs = summarize(await measureMessageList(client, { ...listPlan, agentId: smallHistoryAgent }));
+  const stored100kMs = summarize(await measureMessageList(client, { ...listPlan, agentId: largeHistoryAgent }));
+  await putHistoryInContext(stack.db, largeHistoryAgent);
+  const stored100kInContextMs = summarize(await measureMessageList(client, { ...listPlan, agentId: largeHistoryAgent }));
+
+  log(`10/10 file ingestion: ${INGESTED_FILE_BYTES / 1e6} MB of markdown`);
+  const fileIngestion = await runFileIngestionBench(
+    { db: stack.db, temporal: stack.temporal, taskQueue: stack.taskQueue, organizationId: stack.organizationId },
+    { bytes: INGESTED_FILE_BYTES, log },
+  );
+
+  log(`10/10 template migration: ${MIGRATED_AGENTS} agents with 3 blocks each`);
+  const templateMigration = await runTemplateMigrationBench(
+    { baseUrl: stack.baseUrl, apiKey: stack.apiKey, db: stack.db, organizationId: stack.organizationId, cpuMeter },
+    { agents: MIGRATED_AGENTS, log },
+  );
+  log(`10/10 batch: ${BATCH_AGENTS * BATCH_REQUESTS_PER_AGENT} requests over ${BATCH_AGENTS} agents in one message batch`);
+  const batch = await measureBatchThroughput(client, {
+    agentIds: await createAgents(client, 'batch', BATCH_AGENTS),
+    requestsPerAgent: BATCH_REQUESTS_PER_AGENT,
+    timeoutMs: BATCH_TIMEOUT_MS,
+  });
+
+  log(`10/10 observability: seeding ${OBSERVED_TRACES} traces and ${OBSERVED_STEPS} steps, then the overview and each metric over 30 days`);
+  const observability = await measureObservability(
+    { db: stack.db, organizationId: stack.organizationId },
+    { traces: OBSERVED_TRACES, steps: OBSERVED_STEPS, warmup: OBSERVABILITY_WARMUP, samples: OBSERVABILITY_SAMPLES },
+  );
+
+  return { messageList: { limit: LIST_LIMIT, stored1kMs, stored100kMs, stored100kInContextMs }, fileIngestion, templateMigration, batch, observability };
+}
+
 async function runBench(options: BenchOptions, teardown: ReturnType<typeof createTeardown>): Promise<BenchResults> {
   const loadAverage1mAtStart = os.loadavg()[0] ?? 0;
   log('starting PostgreSQL database, Temporal dev server and workflow bundle');
@@ -129,7 +180,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const billedClient = createEngramHttpClient(stack.billedBaseUrl, stack.apiKey);
   log(`API on ${stack.baseUrl}, worker ${options.workerPlacement}`);
 
-  log(`1/9 one-step sends and bare workflows: ${options.warmup} warm-up + ${options.samples} samples each`);
+  log(`1/10 one-step sends and bare workflows: ${options.warmup} warm-up + ${options.samples} samples each`);
   const oneStep = await measureOneStepOverhead(
     { client, bare, queryCounts: stack.queryCounts },
     { agentIds: await createAgents(client, 'one-step', LATENCY_AGENTS), warmup: options.warmup, samples: options.samples },
@@ -138,7 +189,7 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const engramMs = summarize(oneStep.sendLatenciesMs);
   const bareTemporalMs = summarize(oneStep.bareLatenciesMs);
 
-  log(`2/9 billing off vs on: ${options.warmup} warm-up + ${options.samples} samples each`);
+  log(`2/10 billing off vs on: ${options.warmup} warm-up + ${options.samples} samples each`);
   const metering = await measureMeteringCost(
     { off: client, on: billedClient, queryCounts: stack.queryCounts },
     { agentIds: await createAgents(client, 'metering', LATENCY_AGENTS), warmup: options.warmup, samples: options.samples },
@@ -146,14 +197,14 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const billingOffMs = summarize(metering.offLatenciesMs);
   const billingOnMs = summarize(metering.onLatenciesMs);
 
-  log(`3/9 streamed sends: ${options.warmup} warm-up + ${options.samples} samples`);
+  log(`3/10 streamed sends: ${options.warmup} warm-up + ${options.samples} samples`);
   const stream = await measureStreamLatency(client, {
     agentIds: await createAgents(client, 'stream', LATENCY_AGENTS),
     warmup: options.warmup,
     samples: options.samples,
   });
 
-  log(`4/9 throughput: ${THROUGHPUT_AGENTS} agents x ${THROUGHPUT_MESSAGES_PER_AGENT} messages`);
+  log(`4/10 throughput: ${THROUGHPUT_AGENTS} agents x ${THROUGHPUT_MESSAGES_PER_AGENT} messages`);
   const throughputAgents = await createAgents(client, 'throughput', THROUGHPUT_AGENTS);
   const cpuMeter = createCpuMeter({ db: stack.db, temporalServerPid: infrastructure.temporalServerPid, workerPid: stack.workerPid });
   const { result: throughput, cpu } = await cpuMeter.measure(() =>
@@ -162,39 +213,13 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   const completedSends = Math.max(1, throughput.completed);
   const perMessage = (ms: number | null) => (ms === null ? null : ms / completedSends);
 
-  log(`5/9 message list: seeding ${SMALL_HISTORY} and ${LARGE_HISTORY} messages`);
-  const [smallHistoryAgent, largeHistoryAgent] = (await createAgents(client, 'history', 2)) as [string, string];
-  await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: smallHistoryAgent, count: SMALL_HISTORY });
-  await seedConversation(stack.db, { organizationId: stack.organizationId, agentId: largeHistoryAgent, count: LARGE_HISTORY });
-  const listPlan = { limit: LIST_LIMIT, warmup: Math.min(options.warmup, LIST_WARMUP), samples: Math.min(options.samples, LIST_SAMPLES) };
-  const stored1kMs = summarize(await measureMessageList(client, { ...listPlan, agentId: smallHistoryAgent }));
-  const stored100kMs = summarize(await measureMessageList(client, { ...listPlan, agentId: largeHistoryAgent }));
-  await putHistoryInContext(stack.db, largeHistoryAgent);
-  const stored100kInContextMs = summarize(await measureMessageList(client, { ...listPlan, agentId: largeHistoryAgent }));
-
-  log(`6/9 file ingestion: ${INGESTED_FILE_BYTES / 1e6} MB of markdown`);
-  const fileIngestion = await runFileIngestionBench(
-    { db: stack.db, temporal: stack.temporal, taskQueue: stack.taskQueue, organizationId: stack.organizationId },
-    { bytes: INGESTED_FILE_BYTES, log },
+  log(`5/10 conversations: 1 agent x ${CONVERSATIONS} conversations x ${MESSAGES_PER_CONVERSATION} messages`);
+  const [conversationsAgent] = (await createAgents(client, 'conversations', 1)) as [string];
+  const { latenciesMs: conversationLatenciesMs, ...conversations } = await measureConversations(
+    { client, db: stack.db },
+    { agentId: conversationsAgent, conversations: CONVERSATIONS, messagesPerConversation: MESSAGES_PER_CONVERSATION },
   );
-
-  log(`7/9 template migration: ${MIGRATED_AGENTS} agents with 3 blocks each`);
-  const templateMigration = await runTemplateMigrationBench(
-    { baseUrl: stack.baseUrl, apiKey: stack.apiKey, db: stack.db, organizationId: stack.organizationId, cpuMeter },
-    { agents: MIGRATED_AGENTS, log },
-  );
-  log(`8/9 batch: ${BATCH_AGENTS * BATCH_REQUESTS_PER_AGENT} requests over ${BATCH_AGENTS} agents in one message batch`);
-  const batch = await measureBatchThroughput(client, {
-    agentIds: await createAgents(client, 'batch', BATCH_AGENTS),
-    requestsPerAgent: BATCH_REQUESTS_PER_AGENT,
-    timeoutMs: BATCH_TIMEOUT_MS,
-  });
-
-  log(`9/9 observability: seeding ${OBSERVED_TRACES} traces and ${OBSERVED_STEPS} steps, then the overview and each metric over 30 days`);
-  const observability = await measureObservability(
-    { db: stack.db, organizationId: stack.organizationId },
-    { traces: OBSERVED_TRACES, steps: OBSERVED_STEPS, warmup: OBSERVABILITY_WARMUP, samples: OBSERVABILITY_SAMPLES },
-  );
+  const platform = options.runtimeOnly ? undefined : await runPlatformPhases({ client, stack, cpuMeter, options });
 
   return {
     generatedAt: new Date().toISOString(),
@@ -212,8 +237,8 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
       modelLatencyMs: 0,
       sendWarmup: options.warmup,
       sendSamples: options.samples,
-      listWarmup: listPlan.warmup,
-      listSamples: listPlan.samples,
+      listWarmup: Math.min(options.warmup, LIST_WARMUP),
+      listSamples: Math.min(options.samples, LIST_SAMPLES),
     },
     oneStepSend: {
       engramMs,
@@ -254,11 +279,8 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
         postgres: perMessage(cpu.postgresMs),
       },
     },
-    messageList: { limit: LIST_LIMIT, stored1kMs, stored100kMs, stored100kInContextMs },
-    fileIngestion,
-    templateMigration,
-    batch,
-    observability,
+    conversations: { ...conversations, latencyMs: summarize(conversationLatenciesMs) },
+    ...(platform ? { platform } : {}),
   };
 }
 
@@ -278,7 +300,7 @@ async function main(): Promise<void> {
     console.log(formatReport(results));
     writeResults(results, RESULTS_FILE);
     log(`results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
-    if (results.throughput.errors > 0 || results.batch.errors > 0) process.exitCode = 1;
+    if (results.throughput.errors > 0 || results.conversations.errors > 0 || (results.platform?.batch.errors ?? 0) > 0) process.exitCode = 1;
   } finally {
     log('cleaning up');
     await teardown.run();

@@ -69,5 +69,6 @@ export type { GroupActivities, GroupTurnPlan, MemberRunOutcome, MemberRole } fro
 export type { SleeptimeActivities, SleeptimeRun } from './sleeptime/index.js';
 export type { AgentCallActivities, AgentCallAnswer, PlannedAgentCalls } from './agent-calls/index.js';
 export type { AutoTopUpActivities, AutoTopUpInput, AutoTopUpOutcome, BillingPeriodActivities } from './billing/index.js';
+export { createMarkRunAbandoned } from './agent-run/finish-run.js';
 export { CHUNKS_PER_BATCH, type ChunkBatch, type FileIngestionActivities, type FileRef } from './files/index.js';
 export type { MigrationEnd, MigrationBatchResult, TemplateMigrationActivities } from './templates/index.js';

@@ -11,8 +11,8 @@ export type OneStepMeasurement = {
 
 /**
  * One-step sync sends next to bare workflows, alternating one of each, so background load on the
- * machine weighs on both alike. Sends go round-robin over a few agents: each agent's queue workflow is
- * already running after the warm-up (the steady state of a conversation), and no context grows long.
+ * machine weighs on both alike. Sends go round-robin over a few agents, so no context grows long; each send
+ * starts its run's workflow, as the bare baseline starts its own.
  */
 export async function measureOneStepOverhead(
   deps: { client: EngramHttpClient; bare: BareWorkflowRunner; queryCounts: () => QueryCounts },

@@ -48,8 +48,8 @@ export async function breakDownSends(deps: { db: Database; temporal: Client }, s
 
   const segments: SegmentSamples[] = [
     { label: 'API: auth, agent checks, run row insert', samplesMs: [] },
-    { label: 'signal-with-start, queue workflow task, run workflow started', samplesMs: [] },
-    { label: 'run workflow first task + beginRun (local activity)', samplesMs: [] },
+    { label: 'run workflow start (its id the run id)', samplesMs: [] },
+    { label: 'run workflow first task + beginRun, turn check (local activity)', samplesMs: [] },
     { label: 'callModel dispatch (scheduled -> started)', samplesMs: [] },
     { label: 'callModel: context load, step trace insert, report', samplesMs: [] },
     { label: 'callModel: provider client + model HTTP call', samplesMs: [] },

@@ -1,9 +1,10 @@
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type ActivityInterceptorsFactory } from '@temporalio/worker';
 import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor } from '@temporalio/interceptors-opentelemetry';
-import { createActivities, type ActivityDeps } from '@engram/activities';
+import { createActivities, createMarkRunAbandoned, type ActivityDeps } from '@engram/activities';
 import type { Telemetry } from '@engram/integrations/telemetry';
 import { createAutoTopUpClient } from './client/auto-top-ups.js';
+import { watchAbandonedRuns } from './abandoned-runs.js';
 
 export type EngramWorkerOptions = {
   address: string;
@@ -34,7 +35,8 @@ function tracingOptions(telemetry: Telemetry | undefined) {
 export async function createWorker(options: EngramWorkerOptions): Promise<EngramWorker> {
   const connection = await NativeConnection.connect({ address: options.address });
   // Activities signal workflows of their own (a step that crosses the auto top-up threshold) over the same connection.
-  const topUps = createAutoTopUpClient({ client: new Client({ connection, namespace: options.namespace }), taskQueue: options.taskQueue });
+  const client = new Client({ connection, namespace: options.namespace });
+  const topUps = createAutoTopUpClient({ client, taskQueue: options.taskQueue });
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
@@ -46,6 +48,12 @@ export async function createWorker(options: EngramWorkerOptions): Promise<Engram
       requestTopUp: (organizationId) => topUps.request(organizationId),
     }),
     ...tracingOptions(options.telemetry),
+  });
+  watchAbandonedRuns({
+    client,
+    worker,
+    markRunAbandoned: createMarkRunAbandoned({ db: options.activityDeps.db }),
+    onError: (error) => console.error('[engram] looking for terminated runs failed; trying again shortly:', error),
   });
   return { worker, connection };
 }

@@ -5,13 +5,16 @@ import { contextOwnerOf, loadRunContext, messageTagsOf, type RunContext } from '
 import { executeBaseTool, isBaseTool } from './base-tools.js';
 import { appendRunFrames } from './run-log.js';
 import { framesFor } from './apply-turn.js';
+import { unfinishedPredecessor, type TurnNeighbour } from './turn-order.js';
 import type { Knex } from 'knex';
 
-export type BeginRunInput = { runId: string; organizationId: string };
+export type BeginRunInput = { runId: string; organizationId: string; cancelled?: boolean };
 
 export type BeginRunResult =
   | { proceed: true; ruleState: ToolRuleState }
-  | { proceed: false; stopReason: StopReason; failure?: { errorType: string; message: string } };
+  | { proceed: false; stopReason: StopReason; failure?: { errorType: string; message: string } }
+  /** An earlier run of the conversation has not finished: this one waits for its turn (nothing was written). */
+  | { proceed: false; waitingFor: TurnNeighbour };
 
 const DENIED = 'The user denied this tool call.';
 
@@ -108,15 +111,22 @@ async function listInputsAtTurn(trx: Knex.Transaction, run: Run): Promise<void> 
 }
 
 /**
- * Marks the run running and consumes an approval answer if that is its input. Idempotent: a retry
- * after the approval was applied finds the run already running and proceeds.
+ * Marks the run running and consumes an approval answer if that is its input, once it is the run's turn in its
+ * conversation; before that it names the run it waits for. Idempotent: a retry after the approval was applied
+ * finds the run already running and proceeds. `cancelled`: the run's workflow was cancelled while it waited.
  */
 export function createBeginRun(deps: { db: Database }) {
   return async function beginRun(input: BeginRunInput): Promise<BeginRunResult> {
     return deps.db.transaction(async (trx) => {
       const context = await loadRunContext(trx, input.organizationId, input.runId);
       const { run } = context;
-      if (run.cancelRequested) {
+      if (run.status === 'created') {
+        // Its turn comes once every earlier run of its conversation has ended, cancelled or not: a cancelled
+        // run's input is listed where its turn came, as it would have been answered.
+        const predecessor = await unfinishedPredecessor(trx, run);
+        if (predecessor) return { proceed: false, waitingFor: predecessor };
+      }
+      if (run.cancelRequested || (input.cancelled && run.status === 'created')) {
         // Cancelled while queued: its input is listed where its turn came, with the cancellation.
         if (run.status === 'created') await listInputsAtTurn(trx, run);
         return { proceed: false, stopReason: 'cancelled' };

@@ -1,6 +1,7 @@
 import { runStatusFor, type StopReason } from '@engram/core';
 import { Agent, AgentCall, Group, Run, type Database, type RunStatus } from '@engram/db';
 import { appendRunFrames, type Frame } from './run-log.js';
+import { unfinishedSuccessor } from './turn-order.js';
 
 export type FinishRunInput = {
   runId: string;
@@ -13,8 +14,14 @@ export type FinishRunInput = {
 /**
  * `status` is the run's once closed: its record's, or the outcome given when the record was deleted meanwhile.
  * `sleeptime`: the run completed a turn of an agent that manages a sleeptime group (its sleep-time agents may be due).
+ * `nextInTurn`: the earliest unfinished run of the same conversation created after this one, whose turn may now come.
  */
-export type FinishRunResult = { callbackUrl: string | null; status: Exclude<RunStatus, 'created' | 'running'>; sleeptime?: boolean };
+export type FinishRunResult = {
+  callbackUrl: string | null;
+  status: Exclude<RunStatus, 'created' | 'running'>;
+  sleeptime?: boolean;
+  nextInTurn?: string;
+};
 
 /**
  * Closes a run: appends the closing frames (error, stop_reason, usage_statistics) and records the
@@ -25,7 +32,11 @@ export function createFinishRun(deps: { db: Database }) {
     return deps.db.transaction(async (trx) => {
       const run = await Run.query(trx).forOrg(input.organizationId).findById(input.runId).forUpdate();
       if (!run) return { callbackUrl: null, status: runStatusFor(input.stopReason) };
-      if (run.status !== 'created' && run.status !== 'running') return { callbackUrl: null, status: run.status };
+      if (run.status !== 'created' && run.status !== 'running') {
+        // A retry after the close committed: the next run in turn is told again, in case the first answer was lost.
+        const nextInTurn = await unfinishedSuccessor(trx, run);
+        return { callbackUrl: null, status: run.status, ...(nextInTurn ? { nextInTurn } : {}) };
+      }
       // A call this run still waits on ends with it (the run was cancelled, failed or abandoned mid-call): its
       // callee is told to stop, and the wait no longer counts when cycles are looked for.
       const waiting = await AgentCall.query(trx).forOrg(input.organizationId).where({ callerRunId: run.id, status: 'waiting' });
@@ -68,7 +79,8 @@ export function createFinishRun(deps: { db: Database }) {
       const sleeptime =
         status === 'completed' &&
         (await Group.query(trx).forOrg(input.organizationId).where({ managerAgentId: run.agentId, managerType: 'sleeptime' }).resultSize()) > 0;
-      return { callbackUrl: run.callbackUrl, status, sleeptime };
+      const nextInTurn = await unfinishedSuccessor(trx, run);
+      return { callbackUrl: run.callbackUrl, status, sleeptime, ...(nextInTurn ? { nextInTurn } : {}) };
     });
   };
 }
@@ -85,15 +97,19 @@ export function createFinishedRuns(deps: { db: Database }) {
 
 export function createMarkRunAbandoned(deps: { db: Database }) {
   const finishRun = createFinishRun(deps);
-  /** For a run whose workflow ended without closing it (terminated by an operator, timed out). */
-  return async function markRunAbandoned(input: { runId: string; organizationId: string; reason: string }): Promise<void> {
-    await finishRun({
+  /**
+   * For a run whose workflow ended without closing it (terminated by an operator, timed out) or never started.
+   * `nextInTurn`: the run of the conversation whose turn it held up.
+   */
+  return async function markRunAbandoned(input: { runId: string; organizationId: string; reason: string }): Promise<{ nextInTurn?: string }> {
+    const { nextInTurn } = await finishRun({
       runId: input.runId,
       organizationId: input.organizationId,
       stopReason: 'error',
       usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, step_count: 0 },
       failure: { errorType: 'internal_error', message: `The run's workflow ended without finishing: ${input.reason}` },
     });
+    return nextInTurn ? { nextInTurn } : {};
   };
 }
 

@@ -16,7 +16,8 @@ import { startAgentTestContext } from '../agent-test-context.js';
  *
  * Each scenario drives a real run through the API, a worker and the scripted model server, then saves the
  * history of every workflow it touched as workflows/src/replay-histories/<scenario>--<workflow type>.json
- * (overwritten on each recording; other files there are left alone).
+ * (overwritten on each recording; other files there are left alone: the `queue-era-` ones were recorded when runs
+ * were queued through agentQueueWorkflow, and stay to prove that runs and queues of that release still replay).
  */
 
 const OUT_DIR = fileURLToPath(new URL('../../../workflows/src/replay-histories/', import.meta.url));
@@ -32,7 +33,7 @@ async function save(scenario: string, workflowType: string, workflowId: string):
   writeFileSync(path.join(OUT_DIR, `${scenario}--${workflowType}.json`), `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 1)}\n`);
 }
 
-/** Waits until the workflow has closed. (Queue workflows are saved open: an idle queue waits ten minutes before it completes.) */
+/** Waits until the workflow has closed. */
 async function closed(workflowId: string): Promise<void> {
   await stack.temporal.workflow.getHandle(workflowId).result().catch(() => undefined);
 }
@@ -63,7 +64,19 @@ describe('record workflow histories', () => {
     const [runId] = await runsOf(agent.id);
     await closed(runId!);
     await save('sync-send', 'agentRunWorkflow', runId!);
-    await save('sync-send', 'agentQueueWorkflow', `agent-queue-${agent.id}`);
+  });
+
+  it('a send queued behind a running one, begun when the first hands over its turn', async () => {
+    model.reset();
+    const agent = await newAgent();
+    model.enqueue({ type: 'text', text: 'First, slowly.', delayMs: 1_000 }, { type: 'text', text: 'Second.' });
+    const first = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'one' }] });
+    const second = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'two' }] });
+    await closed(first.id);
+    await closed(second.id);
+    expect((await client.runs.retrieve(second.id)).status).toBe('completed');
+    await save('turn-handed-over', 'agentRunWorkflow', first.id);
+    await save('turn-waited', 'agentRunWorkflow', second.id);
   });
 
   it('a tool call, then the answer', async () => {
@@ -96,7 +109,6 @@ describe('record workflow histories', () => {
     await closed(approvedRun!);
     await save('approval-request', 'agentRunWorkflow', pausedRun!);
     await save('approval-approved', 'agentRunWorkflow', approvedRun!);
-    await save('approval', 'agentQueueWorkflow', `agent-queue-${agent.id}`);
   });
 
   it('a run cancelled during its model call', async () => {
@@ -109,7 +121,6 @@ describe('record workflow histories', () => {
     await until(async () => (await client.runs.retrieve(run.id)).status === 'cancelled');
     await closed(run.id);
     await save('cancel', 'agentRunWorkflow', run.id);
-    await save('cancel', 'agentQueueWorkflow', `agent-queue-${agent.id}`);
   });
 
   it('a run that compacts the context', async () => {
@@ -131,7 +142,6 @@ describe('record workflow histories', () => {
     expect(compactingRun).toBeDefined();
     await closed(compactingRun!);
     await save('compaction', 'agentRunWorkflow', compactingRun!);
-    await save('compaction', 'agentQueueWorkflow', `agent-queue-${agent.id}`);
   });
 
   it('a round-robin group turn', async () => {
@@ -144,7 +154,9 @@ describe('record workflow histories', () => {
     const turnId = answered.headers.get('x-group-turn-id')!;
     await closed(turnId);
     await save('group-turn', 'groupTurnWorkflow', turnId);
-    await save('group-turn', 'agentQueueWorkflow', `agent-queue-${second.id}`);
+    const [secondRun] = await runsOf(second.id);
+    await closed(secondRun!);
+    await save('group-turn', 'agentRunWorkflow', secondRun!);
   });
 
   it('an agent waiting for the reply of another agent it messaged', async () => {
@@ -164,7 +176,9 @@ describe('record workflow histories', () => {
     const [callerRun] = await runsOf(caller.id);
     await closed(callerRun!);
     await save('agent-call', 'agentRunWorkflow', callerRun!);
-    await save('agent-call', 'agentQueueWorkflow', `agent-queue-${callee.id}`);
+    const [calleeRun] = await runsOf(callee.id);
+    await closed(calleeRun!);
+    await save('agent-called', 'agentRunWorkflow', calleeRun!);
   });
 
   it('a primary agent turn that hands its messages to its sleep-time agent', async () => {

@@ -1,21 +1,49 @@
-import { getExternalWorkflowHandle, ParentClosePolicy, startChild } from '@temporalio/workflow';
-import { AGENT_ID, ORGANIZATION_ID, RUN_TYPE } from '../search-attributes.js';
+import { getExternalWorkflowHandle, ParentClosePolicy, patched, startChild } from '@temporalio/workflow';
+import { AGENT_ID, ORGANIZATION_ID, RUN_STATUS, RUN_TYPE } from '../search-attributes.js';
 import { agentQueueWorkflowId } from './ids.js';
 import { enqueueRunSignal } from './messages.js';
-import type { QueueInput, QueuedRun } from './types.js';
+import type { AgentRunInput, QueueInput, QueuedRun } from './types.js';
 
 /**
- * The queue's workflow type, by name: the run workflow enqueues runs too (agent calls, sleep-time runs), and the
- * queue starts run workflows, so importing the queue's function here would make the two import each other.
+ * The workflow types, by name: the run workflow starts runs too (agent calls, sleep-time runs), so importing the
+ * run workflow's function here would make the two import each other.
  */
+const AGENT_RUN_WORKFLOW = 'agentRunWorkflow';
 const AGENT_QUEUE_WORKFLOW = 'agentQueueWorkflow';
 
+/** Runs a workflow starts are started directly, as the API's are, instead of through an agent queue. */
+export const RUNS_START_DIRECTLY_PATCH = 'runs-start-directly';
+
 /**
- * Appends a run to its agent's queue from inside a workflow, as the API's signal-with-start does: the queue
- * is signalled when it runs, and started (outliving the caller) when it does not, so runs a workflow starts
- * never interleave with the agent's other runs.
+ * Starts a run of an agent's default conversation from inside a workflow, as the API does: the run's own workflow
+ * (its id the run id) outlives the caller and begins when its turn comes, so runs a workflow starts never
+ * interleave with the agent's other runs. `notify` names a workflow to signal when the run ends.
  */
 export async function enqueueAgentRun(target: { agentId: string; organizationId: string }, run: QueuedRun): Promise<void> {
+  if (!patched(RUNS_START_DIRECTLY_PATCH)) return enqueueThroughQueue(target, run);
+  const args: [AgentRunInput] = [{
+    runId: run.runId,
+    agentId: target.agentId,
+    organizationId: target.organizationId,
+    maxSteps: run.maxSteps,
+    ...(run.notify ? { notify: run.notify } : {}),
+  }];
+  await startChild(AGENT_RUN_WORKFLOW, {
+    workflowId: run.runId,
+    args,
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    typedSearchAttributes: [
+      { key: ORGANIZATION_ID, value: target.organizationId },
+      { key: AGENT_ID, value: target.agentId },
+      { key: RUN_TYPE, value: run.runType },
+      { key: RUN_STATUS, value: 'running' },
+    ],
+    memo: { organizationId: target.organizationId, agentId: target.agentId, runType: run.runType },
+  });
+}
+
+/** How workflows started before runs started directly queue theirs: through the agent's queue workflow. */
+async function enqueueThroughQueue(target: { agentId: string; organizationId: string }, run: QueuedRun): Promise<void> {
   const workflowId = agentQueueWorkflowId(target.agentId);
   try {
     await getExternalWorkflowHandle(workflowId).signal(enqueueRunSignal, run);

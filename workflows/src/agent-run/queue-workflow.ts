@@ -42,9 +42,10 @@ function describeEnd(error: unknown): string {
 }
 
 /**
- * The per-conversation queue: runs of one conversation of an agent (its default one: the agent's own history)
- * execute one at a time, in the order their sends arrived; each conversation has its own queue, so conversations
- * of one agent run concurrently. Each run is a child workflow whose id is the run id.
+ * The per-conversation queue of earlier releases: runs of one conversation of an agent execute one at a time, in
+ * the order their sends arrived, each a child workflow whose id is the run id. Runs now start their own workflows
+ * and take turns by themselves (turns.ts); this type stays registered until the queues already running drain, and
+ * its children take their turns like any run.
  */
 export async function agentQueueWorkflow(input: QueueInput): Promise<void> {
   const queue: QueuedRun[] = [...(input.pending ?? [])];

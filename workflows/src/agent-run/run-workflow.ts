@@ -2,6 +2,7 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  getExternalWorkflowHandle,
   isCancellation,
   patched,
   proxyActivities,
@@ -15,6 +16,8 @@ import { RUN_STATUS } from '../search-attributes.js';
 import { AGENT_CALLS_PATCH, callAgents } from './agent-calls.js';
 import { awaitQueuedRuns } from './await-runs.js';
 import { enqueueAgentRun } from './enqueue-from-workflow.js';
+import { runFinishedSignal } from './messages.js';
+import { takeTurns } from './turns.js';
 import type { AgentRunInput, AgentRunResult, RunFailure } from './types.js';
 import { startWorkflowSpan, type WorkflowSpan } from './tracing.js';
 
@@ -80,13 +83,17 @@ function failureOf(error: unknown): { stopReason: StopReason; failure: RunFailur
   return { stopReason: 'error', failure: { errorType: 'internal_error', message: 'The run failed unexpectedly.' } };
 }
 
-/** One run of the agent loop: model call, then apply (tools, memory, persistence), until a stop reason. */
+/**
+ * One run of the agent loop: model call, then apply (tools, memory, persistence), until a stop reason. Its
+ * workflow id is the run id. The API starts it directly; it begins when its turn in its conversation comes.
+ */
 export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunResult> {
   const runIds = runSpanAttributes({ organizationId: input.organizationId, agentId: input.agentId, runId: input.runId });
   const calledRuns = awaitQueuedRuns();
+  const turns = takeTurns(input);
   const runSpan = startWorkflowSpan(SPAN.invokeAgent, { ...runIds, [GEN_AI.operationName]: SPAN.invokeAgent, [GEN_AI.conversationId]: input.conversationId ?? input.agentId });
   let openStep: WorkflowSpan | undefined;
-  const begun = await runSpan.within(() => bookkeeping.beginRun({ runId: input.runId, organizationId: input.organizationId }));
+  const begun = await runSpan.within(() => turns.begin());
   const usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   let stepCount = 0;
   let stopReason: StopReason = 'end_turn';
@@ -192,8 +199,14 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
       failure: failure ?? null,
     })),
   );
-  // The workflow completes normally whatever the run's outcome (its record holds it, and the queue goes on to
-  // the next run); operators find failed and cancelled runs in the Temporal UI by this attribute.
+  await turns.handOver(finished.nextInTurn);
+  if (input.notify) {
+    // The waiting workflow may have ended meanwhile (cancelled, or it gave up): nobody is left to tell.
+    const notify = input.notify;
+    await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(notify).signal(runFinishedSignal, { runId: input.runId })).catch(() => undefined);
+  }
+  // The workflow completes normally whatever the run's outcome (its record holds it, and the next run of the
+  // conversation takes its turn); operators find failed and cancelled runs in the Temporal UI by this attribute.
   upsertSearchAttributes([{ key: RUN_STATUS, value: finished.status }]);
   if (finished.sleeptime && patched(SLEEPTIME_AFTER_RUN_PATCH)) {
     // The sleep-time runs are queued behind their agents' other runs and outlive this one; nothing they do

@@ -7,6 +7,8 @@ export type AgentRunInput = {
   maxSteps: number;
   /** The conversation the run answers in; absent for the agent's default conversation. */
   conversationId?: string;
+  /** A workflow waiting for the run (a group turn, a run that called this agent): signalled when it ends. */
+  notify?: string;
 };
 
 export type RunFailure = { errorType: string; message: string };

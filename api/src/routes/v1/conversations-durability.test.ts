@@ -3,12 +3,16 @@ import { Run } from '@engram/db';
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { crashTestProcesses, until, type ChatRequest } from '@engram/testing';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
-import { AGENT_ID, RUN_TYPE } from '@engram/temporal';
+import { AGENT_ID } from '@engram/temporal';
+import { createLegacyAgentRunClient } from '@engram/testing/legacy-agent-runs';
+import { createMessageService } from '../../services/messages/message-service.js';
+import { createRunService } from '../../services/runs/run-service.js';
+import { SendMessageBody, toRunRequest } from './agents/messages.js';
 
 /** The issue's scale: messages queued on one conversation when its worker dies, and conversations left idle. */
 const QUEUED_MESSAGES = 20;
 const IDLE_CONVERSATIONS = 1000;
-/** The queue workflow continues as new after this many runs (RUNS_PER_HISTORY in the queue workflow). */
+/** The previous release's queue workflow continues as new after this many runs (RUNS_PER_HISTORY in it). */
 const RUNS_PER_HISTORY = 200;
 
 const { stack, model, client, stop } = await startAgentTestContext({ inProcessWorker: false });
@@ -118,14 +122,13 @@ describe("a conversation's queue survives the death of its worker", () => {
     expect(lastPrompt.indexOf('answer 18')).toBeGreaterThan(lastPrompt.indexOf('message 18'));
     expect(lastPrompt).not.toContain('aside');
 
-    // Each conversation had one queue, and the busy one started every run as its child, each once.
-    const queues = await workflowsOf(agent.id, `${RUN_TYPE.name} = 'agent_queue'`);
-    expect(queues.map((queue) => queue.workflowId).sort()).toEqual([`agent-queue-${agent.id}-${busy.id}`, `agent-queue-${agent.id}-${side.id}`].sort());
-    const runWorkflows = await workflowsOf(agent.id, `${RUN_TYPE.name} != 'agent_queue'`);
-    expect(runWorkflows.map((execution) => execution.workflowId).sort()).toEqual([...runs.map((run) => run.id), ...(await Run.query(stack.db).where({ conversationId: side.id })).map((run) => run.id)].sort());
+    // Every run was one workflow of its own, started once; no queue workflow held them.
+    const sideRuns = await Run.query(stack.db).where({ conversationId: side.id });
+    const workflows = await workflowsOf(agent.id);
+    expect(workflows.map((execution) => execution.workflowId).sort()).toEqual([...runs, ...sideRuns].map((run) => run.id).sort());
   });
 
-  it(`keeps no workflow for ${IDLE_CONVERSATIONS} idle conversations, and only an idle timer for those just answered`, { timeout: 300_000 }, async () => {
+  it(`keeps no workflow for ${IDLE_CONVERSATIONS} idle conversations, and nothing open or timing for those just answered`, { timeout: 300_000 }, async () => {
     await killAll();
     worker();
     const agent = await client.agents.create({ model: 'openai/gpt-4o-mini', include_base_tools: false });
@@ -145,33 +148,23 @@ describe("a conversation's queue survives the death of its worker", () => {
     }
 
     // Visibility lags a little: wait until the answered runs' workflows are listed as closed.
-    await until(async () => (await workflowsOf(agent.id, `${RUN_TYPE.name} != 'agent_queue' AND ExecutionStatus = 'Completed'`)).length === answered.length);
+    await until(async () => (await workflowsOf(agent.id, `ExecutionStatus = 'Completed'`)).length === answered.length);
     const everything = await workflowsOf(agent.id);
-    const queueIds = answered.map((conversationId) => `agent-queue-${agent.id}-${conversationId}`);
     const runIds = (await Run.query(stack.db).where({ agentId: agent.id })).map((run) => run.id);
-    // The 997 conversations never sent to have no workflow of any kind, open or closed.
-    expect(everything.map((execution) => execution.workflowId).sort()).toEqual([...queueIds, ...runIds].sort());
-
-    // An answered conversation keeps its queue open until the queue's idle timeout (10 minutes) ends it: no work
-    // pending, nothing but the idle timer.
-    const open = await workflowsOf(agent.id, `ExecutionStatus = 'Running'`);
-    expect(open.map((execution) => execution.workflowId).sort()).toEqual([...queueIds].sort());
-    for (const queueId of queueIds) {
-      const handle = stack.temporal.workflow.getHandle(queueId);
-      const { raw } = await handle.describe();
-      expect(raw.pendingActivities ?? []).toHaveLength(0);
-      expect(raw.pendingChildren ?? []).toHaveLength(0);
-      const events = (await handle.fetchHistory()).events ?? [];
-      const timers = events.filter((event) => event.timerStartedEventAttributes);
-      const firedOrCancelled = events.filter((event) => event.timerFiredEventAttributes || event.timerCanceledEventAttributes);
-      expect(timers.length - firedOrCancelled.length).toBe(1);
-      expect(Number(timers.at(-1)?.timerStartedEventAttributes?.startToFireTimeout?.seconds)).toBe(600);
+    // The 997 conversations never sent to have no workflow of any kind, open or closed; the 3 answered ones have
+    // their runs' workflows, closed.
+    expect(everything.map((execution) => execution.workflowId).sort()).toEqual([...runIds].sort());
+    expect(await workflowsOf(agent.id, `ExecutionStatus = 'Running'`)).toEqual([]);
+    // A run that found its turn free set no timer: nothing of an idle conversation will ever fire.
+    for (const runId of runIds) {
+      const events = (await stack.temporal.workflow.getHandle(runId).fetchHistory()).events ?? [];
+      expect(events.filter((event) => event.timerStartedEventAttributes)).toEqual([]);
     }
   });
 });
 
-describe("a conversation's queue past its history limit", () => {
-  it(`continues as new after ${RUNS_PER_HISTORY} runs with an approval pending, losing no message and no approval`, { timeout: 600_000 }, async () => {
+describe('work in flight across the upgrade to runs that start their own workflows', () => {
+  it(`completes a queue of the previous release past its history limit (${RUNS_PER_HISTORY} runs, continued as new) in order with new sends between, and answers its pending approval after the upgrade`, { timeout: 600_000 }, async () => {
     await killAll();
     worker();
     const agent = await client.agents.create({ model: 'openai/gpt-4o-mini', memory_blocks: [{ label: 'human', value: 'Name: Ada' }] });
@@ -186,15 +179,33 @@ describe("a conversation's queue past its history limit", () => {
       return { type: 'text', text: `answer to ${text}` };
     });
 
-    // The last run of the queue's first history asks for an approval: it is still pending when the queue continues as new.
-    for (let index = 0; index < RUNS_PER_HISTORY - 1; index++) await queue(conversation.id, `message ${index}`);
-    await queue(conversation.id, 'remember I like jazz');
+    // The previous release's API: the same run records, each queued by signal-with-start of the queue workflow.
+    const legacyRuns = createRunService({
+      db: stack.db,
+      agentRuns: createLegacyAgentRunClient({ client: stack.temporal, taskQueue: stack.taskQueue }),
+      messages: createMessageService({ db: stack.db }),
+    });
+    const ctx = { organizationId: stack.tenant.organizationId, userId: stack.tenant.userId, role: 'admin' as const, requestId: 'upgrade-test', project: {} };
+    const legacySend = (text: string) =>
+      legacyRuns.createRun(ctx, agent.id, toRunRequest(SendMessageBody.parse({ messages: [{ role: 'user', content: text }] })), {
+        runType: 'send_message_async',
+        background: true,
+        callbackUrl: null,
+        conversationId: conversation.id,
+      });
+
+    // The old queue gets 200 runs, the approval request last; a send through the current API comes between its
+    // last two, and must wait for the runs queued before it and hold up the one queued after.
+    for (let index = 0; index < RUNS_PER_HISTORY - 1; index++) await legacySend(`message ${index}`);
+    await queue(conversation.id, 'sent after the upgrade');
+    await legacySend('remember I like jazz');
     const approvalRun = () => Run.query(stack.db).where({ conversationId: conversation.id, stopReason: 'requires_approval' }).first();
     await until(async () => (await approvalRun()) !== undefined, 300_000);
     const queueId = `agent-queue-${agent.id}-${conversation.id}`;
     const queueExecutions = () => workflowsOf(agent.id, `WorkflowId = '${queueId}'`);
     await until(async () => (await queueExecutions()).some((execution) => execution.status.name === 'CONTINUED_AS_NEW'));
 
+    // The approval the old queue's run asked for is answered through the current API, and the agent goes on.
     const refused = await client.conversations.messages.create(conversation.id, { messages: [{ role: 'user', content: 'hello?' }] }).catch((error: unknown) => error);
     expect(refused).toMatchObject({ status: 409 });
     const approved = await (await send(conversation.id, '', [{ type: 'approval', approvals: [{ type: 'approval', tool_call_id: 'call_jazz', approve: true }] }])).frames;
@@ -202,11 +213,15 @@ describe("a conversation's queue past its history limit", () => {
     const after = await (await send(conversation.id, 'after the approval')).frames;
     expect(after.find((frame) => frame.message_type === 'assistant_message')).toMatchObject({ content: 'answer to after the approval' });
 
-    // The first history ran exactly the first 200 runs, the approval request last; the next one took the rest.
     const runs = await Run.query(stack.db).where({ conversationId: conversation.id }).orderBy('createdAt');
-    expect(runs).toHaveLength(RUNS_PER_HISTORY + 2);
-    expect(runs.map((run) => run.status)).toEqual(Array(RUNS_PER_HISTORY + 2).fill('completed'));
-    expect(runs.map((run) => run.stopReason)).toEqual([...Array(RUNS_PER_HISTORY - 1).fill('end_turn'), 'requires_approval', 'end_turn', 'end_turn']);
+    expect(runs).toHaveLength(RUNS_PER_HISTORY + 3);
+    expect(runs.map((run) => run.status)).toEqual(Array(RUNS_PER_HISTORY + 3).fill('completed'));
+    expect(runs.map((run) => run.stopReason)).toEqual([...Array(RUNS_PER_HISTORY).fill('end_turn'), 'requires_approval', 'end_turn', 'end_turn']);
+    for (const [index, run] of runs.entries()) {
+      if (index > 0) expect(run.startedAt!.getTime()).toBeGreaterThanOrEqual(runs[index - 1]!.completedAt!.getTime());
+    }
+    // The old queue ran its 200 runs as children in its first history and continued as new; the runs sent through
+    // the current API were never its children.
     const executions = await queueExecutions();
     expect(executions.map((execution) => execution.status.name).sort()).toEqual(['CONTINUED_AS_NEW', 'RUNNING']);
     const childrenOf = async (execution: WorkflowExecutionInfo) => {
@@ -214,8 +229,9 @@ describe("a conversation's queue past its history limit", () => {
       return events.flatMap((event) => event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
     };
     const [first, next] = [executions.find((execution) => execution.status.name === 'CONTINUED_AS_NEW')!, executions.find((execution) => execution.status.name === 'RUNNING')!];
-    expect(await childrenOf(first)).toEqual(runs.slice(0, RUNS_PER_HISTORY).map((run) => run.id));
-    expect(await childrenOf(next)).toEqual(runs.slice(RUNS_PER_HISTORY).map((run) => run.id));
+    const legacyRunIds = runs.filter((_, index) => index !== RUNS_PER_HISTORY - 1 && index < RUNS_PER_HISTORY + 1).map((run) => run.id);
+    expect(await childrenOf(first)).toEqual(legacyRunIds);
+    expect(await childrenOf(next)).toEqual([]);
 
     // Every message once, in send order, and the approved tool ran once.
     const history = await client.conversations.messages.list(conversation.id, { order: 'asc', limit: 1000 });
@@ -224,6 +240,8 @@ describe("a conversation's queue past its history limit", () => {
       .map((message) => textOf('content' in message ? message.content : null));
     expect(turns).toEqual([
       ...Array.from({ length: RUNS_PER_HISTORY - 1 }, (_, index) => [`message ${index}`, `answer to message ${index}`]).flat(),
+      'sent after the upgrade',
+      'answer to sent after the upgrade',
       'remember I like jazz',
       'Saved.',
       'after the approval',

@@ -86,9 +86,8 @@ describe('the trace of a run', () => {
     const root = one('POST /v1/agents/:agent_id/messages');
     expect(root.parent_span_id).toBeNull();
     const invoke = one('invoke_agent');
-    // The agent's queue workflow starts the run's workflow in the context the request left in the queued run.
-    expect(lineage(invoke)).toEqual(['invoke_agent', 'RunWorkflow:agentRunWorkflow', 'StartChildWorkflow:agentRunWorkflow', 'POST /v1/agents/:agent_id/messages']);
-    expect(parentOf(one('SignalWithStartWorkflow:agentQueueWorkflow'))?.name).toBe('POST /v1/agents/:agent_id/messages');
+    // The request starts the run's workflow; the start carries the request's trace context to it.
+    expect(lineage(invoke)).toEqual(['invoke_agent', 'RunWorkflow:agentRunWorkflow', 'StartWorkflow:agentRunWorkflow', 'POST /v1/agents/:agent_id/messages']);
     const steps = named('agent_step');
     expect(steps).toHaveLength(2);
     for (const step of steps) expect(parentOf(step)?.name).toBe('invoke_agent');

@@ -49,6 +49,20 @@ describe('runs as operators see them in Temporal', () => {
     expect(JSON.stringify(ended.metadata)).toContain('terminated');
   });
 
+  it('hands the turn of a run terminated there to the run queued behind it, which then answers', async () => {
+    const agent = await newAgent();
+    model.enqueue({ type: 'hang' }, { type: 'text', text: 'my turn came' });
+    const stuck = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'hang' }] });
+    await waitForStatus(stuck.id, ['running']);
+    const queued = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'after it' }] });
+    expect((await client.runs.retrieve(queued.id)).status).toBe('created');
+    await stack.temporal.workflow.getHandle(stuck.id).terminate('operator stopped it');
+    expect(await waitForStatus(stuck.id, ['failed'])).toMatchObject({ stop_reason: 'error' });
+    expect(await waitForStatus(queued.id, ['completed'])).toMatchObject({ stop_reason: 'end_turn' });
+    const messages = await client.runs.messages.list(queued.id);
+    expect(messages.items.find((message) => message.message_type === 'assistant_message')).toMatchObject({ content: 'my turn came' });
+  });
+
   it('ends a run cancelled from the Temporal side as cancelled', async () => {
     const agent = await newAgent();
     model.enqueue({ type: 'hang' });
