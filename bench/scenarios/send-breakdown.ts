@@ -12,63 +12,67 @@ function timestampMs(timestamp: ProtoTimestamp): number {
   return seconds * 1000 + (timestamp.nanos ?? 0) / 1e6;
 }
 
-/** When the run's workflow started and when its one model activity was scheduled, started and completed. */
+/** When the run's workflow started and when its one step activity (`runStep`) was scheduled and started. */
 async function runWorkflowMoments(temporal: Client, runId: string) {
   const { events } = await temporal.workflow.getHandle(runId).fetchHistory();
   const at = (has: (event: NonNullable<typeof events>[number]) => unknown) => timestampMs(events?.find(has)?.eventTime);
   return {
     started: at((event) => event.workflowExecutionStartedEventAttributes),
-    modelScheduled: at((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel'),
-    modelStarted: at((event) => event.activityTaskStartedEventAttributes),
-    modelCompleted: at((event) => event.activityTaskCompletedEventAttributes),
+    stepScheduled: at((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'runStep'),
+    stepStarted: at((event) => event.activityTaskStartedEventAttributes),
   };
 }
 
 /**
- * Splits each one-step send into consecutive segments from the moments the platform records anyway:
- * the run row (created_at by PostgreSQL, completed_at by finishRun), the run workflow's Temporal
- * history and the step's model call time. The segments add up to the client's latency, so their
- * means add up to the mean latency. All clocks are this machine's.
+ * Splits each one-step send into consecutive segments from the moments the platform records anyway: the run row
+ * (created_at by PostgreSQL, started_at by beginRun, completed_at by finishRun), the run workflow's Temporal
+ * history, and the step row (created_at: the start of the transaction that applies the answer, right after the model
+ * call) with its model call time. The segments add up to the client's latency, so their means add up to the mean
+ * latency. All clocks are this machine's.
  */
 export async function breakDownSends(deps: { db: Database; temporal: Client }, sends: SyncSendResult[]): Promise<SegmentSamples[]> {
   const runIds = sends.map((send) => send.runId);
-  const runs = (await deps.db('runs')
-    .select(
-      'id',
-      deps.db.raw('cast(extract(epoch from created_at) * 1000 as float8) as created_ms'),
-      deps.db.raw('cast(extract(epoch from completed_at) * 1000 as float8) as completed_ms'),
-    )
-    .whereIn('id', runIds)) as Array<{ id: string; createdMs: number; completedMs: number }>;
-  const steps = (await deps.db('steps').select('run_id', 'llm_request_ns').whereIn('run_id', runIds)) as Array<{
+  const epochMs = (column: string) => deps.db.raw(`cast(extract(epoch from ${column}) * 1000 as float8) as ${column.replace('_at', '_ms')}`);
+  const runs = (await deps.db('runs').select('id', epochMs('created_at'), epochMs('started_at'), epochMs('completed_at')).whereIn('id', runIds)) as Array<{
+    id: string;
+    createdMs: number;
+    startedMs: number;
+    completedMs: number;
+  }>;
+  const steps = (await deps.db('steps').select('run_id', 'llm_request_ns', epochMs('created_at')).whereIn('run_id', runIds)) as Array<{
     runId: string;
     llmRequestNs: string;
+    createdMs: number;
   }>;
   const runsById = new Map(runs.map((run) => [run.id, run]));
-  const modelCallMsByRun = new Map(steps.map((step) => [step.runId, Number(step.llmRequestNs) / 1e6]));
+  const stepsByRun = new Map(steps.map((step) => [step.runId, step]));
 
   const segments: SegmentSamples[] = [
     { label: 'API: auth, agent checks, run row insert', samplesMs: [] },
     { label: 'run workflow start (its id the run id)', samplesMs: [] },
-    { label: 'run workflow first task + beginRun, turn check (local activity)', samplesMs: [] },
-    { label: 'callModel dispatch (scheduled -> started)', samplesMs: [] },
-    { label: 'callModel: context load, step trace insert, report', samplesMs: [] },
-    { label: 'callModel: provider client + model HTTP call', samplesMs: [] },
-    { label: 'workflow task + applyModelTurn + finishRun', samplesMs: [] },
+    { label: 'first workflow task: schedules the step', samplesMs: [] },
+    { label: 'runStep dispatch (scheduled -> started)', samplesMs: [] },
+    { label: 'runStep: beginRun (turn check, input listed)', samplesMs: [] },
+    { label: 'runStep: context load, step request built', samplesMs: [] },
+    { label: 'runStep: provider client + model HTTP call', samplesMs: [] },
+    { label: 'runStep: apply the answer, close the run', samplesMs: [] },
     { label: 'commit, NOTIFY, run log read, HTTP response', samplesMs: [] },
   ];
   for (const send of sends) {
     const run = runsById.get(send.runId);
-    const modelCallMs = modelCallMsByRun.get(send.runId);
-    if (!run || modelCallMs === undefined) throw new Error(`run ${send.runId} or its step is missing`);
+    const step = stepsByRun.get(send.runId);
+    if (!run || !step) throw new Error(`run ${send.runId} or its step is missing`);
     const moments = await runWorkflowMoments(deps.temporal, send.runId);
+    const modelCallMs = Number(step.llmRequestNs) / 1e6;
     const boundaries = [
       send.sentAtMs,
       run.createdMs,
       moments.started,
-      moments.modelScheduled,
-      moments.modelStarted,
-      moments.modelCompleted - modelCallMs,
-      moments.modelCompleted,
+      moments.stepScheduled,
+      moments.stepStarted,
+      run.startedMs,
+      step.createdMs - modelCallMs,
+      step.createdMs,
       run.completedMs,
       send.receivedAtMs,
     ];

@@ -10,6 +10,7 @@ export * from './base-tools/file-tools.js';
 export * from './prompt/compile-system.js';
 export * from './tool-rules/solver.js';
 export * from './agent-loop/build-step-request.js';
+export * from './agent-loop/compaction-trigger.js';
 export * from './messages/to-letta-messages.js';
 export * from './messages/to-prompt.js';
 export * from './llm/openai-payload.js';

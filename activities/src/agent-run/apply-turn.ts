@@ -75,6 +75,13 @@ type StepRecord = { phase: 'done'; outcome: StepOutcome } | AwaitingTools;
 
 const newMessageId = () => `message-${randomUUID()}`;
 
+/** What applying a step's answer decided, kept on the step: undefined until the answer is applied. */
+export function appliedOutcomeOf(step: Step): ApplyTurnOutcome | undefined {
+  if (!step.outcome) return undefined;
+  const record = step.outcome as unknown as StepRecord;
+  return record.phase === 'done' ? record.outcome : { stop: false, ruleState: record.ruleState, pendingToolCalls: record.pendingToolCalls };
+}
+
 /** The frames a run's stream shows for messages it produced (inputs are not echoed). */
 export function framesFor(messages: Message[], context: RunContext): Frame[] {
   return messages.flatMap((message) =>
@@ -211,9 +218,13 @@ export function createApplyModelTurn(deps: { db: Database; tracing?: ActivityTra
     let crossedTopUpThreshold = false;
     const outcome = await deps.db.transaction(async (trx): Promise<ApplyTurnOutcome> => {
       const done = await Step.query(trx).forOrg(input.organizationId).findById(input.stepId);
-      if (done?.outcome) {
-        const record = done.outcome as unknown as StepRecord;
-        return record.phase === 'done' ? record.outcome : { stop: false, ruleState: record.ruleState, pendingToolCalls: record.pendingToolCalls };
+      const applied = done && appliedOutcomeOf(done);
+      if (applied) return applied;
+      // A run closed meanwhile (cancelled while its model answered, its workflow gone on to close it) takes no more
+      // answers; the lock orders this with the close, which takes it too.
+      const current = await Run.query(trx).forOrg(input.organizationId).findById(input.runId).forUpdate().select('status', 'stopReason');
+      if (current?.status !== 'running') {
+        return { stop: true, stopReason: (current?.stopReason as StopReason | null | undefined) ?? 'cancelled', ruleState: input.ruleState };
       }
 
       const context = await loadRunContext(trx, input.organizationId, input.runId);

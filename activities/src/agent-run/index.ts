@@ -3,6 +3,7 @@ import { createCompactContext } from '@engram/integrations/compaction';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
 import { createApplyModelTurn, createCompleteToolStep } from './apply-turn.js';
 import { createBeginRun } from './begin-run.js';
+import { createRunStep } from './run-step.js';
 import { createCallModel } from './call-model.js';
 import type { ActivityTracing } from './spans.js';
 import { createFinishedRuns, createFinishRun, createMarkRunAbandoned, createSendRunCallback } from './finish-run.js';
@@ -20,6 +21,7 @@ export function createAgentRunActivities(deps: AgentRunDeps) {
   return {
     beginRun: createBeginRun(deps),
     callModel: createCallModel(deps),
+    runStep: createRunStep(deps),
     applyModelTurn: createApplyModelTurn(deps),
     completeToolStep: createCompleteToolStep(deps),
     compactContext: createCompactContext(deps),

@@ -10,14 +10,14 @@ import {
   upsertSearchAttributes,
   uuid4,
 } from '@temporalio/workflow';
-import { ENGRAM, GEN_AI, isAgentCallTool, runSpanAttributes, SPAN, type StopReason, type TokenUsage } from '@engram/core';
+import { compactionDue, ENGRAM, GEN_AI, isAgentCallTool, runSpanAttributes, SPAN, type StopReason, type TokenUsage, type ToolRuleState } from '@engram/core';
 import type { AgentRunActivities, SleeptimeActivities, ToolActivities } from '@engram/activities';
 import { RUN_STATUS } from '../search-attributes.js';
 import { AGENT_CALLS_PATCH, callAgents } from './agent-calls.js';
-import { awaitQueuedRuns } from './await-runs.js';
+import { awaitQueuedRuns, type RunAwaiter } from './await-runs.js';
 import { enqueueAgentRun } from './enqueue-from-workflow.js';
 import { runFinishedSignal } from './messages.js';
-import { takeTurns } from './turns.js';
+import { takeTurns, type Turns } from './turns.js';
 import type { AgentRunInput, AgentRunResult, RunFailure } from './types.js';
 import { startWorkflowSpan, type WorkflowSpan } from './tracing.js';
 
@@ -35,6 +35,17 @@ const models = proxyActivities<AgentRunActivities>({
   heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
+
+// A step in one activity: the model call with what is around it (beginning the run, applying the answer, closing
+// the run), so it runs under the model call's policy. Its parts are idempotent on the run and step ids.
+const steps = proxyActivities<AgentRunActivities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
+
+/** A step is one activity (`runStep`): begin, model call, apply and finish, instead of a local activity each around the model call. */
+export const STEP_ACTIVITY_PATCH = 'step-in-one-activity';
 
 // A tool is not idempotent: it runs at most once. Only a task that never started (the worker died
 // before picking it up) is dispatched again, which Temporal does without counting an attempt.
@@ -60,8 +71,6 @@ const callbacks = proxyActivities<AgentRunActivities>({
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 3 },
 });
 
-/** Share of the context window a step's prompt may fill before the context is compacted. */
-const COMPACTION_TRIGGER = 0.9;
 /** A provider that still reports overflow after this many compactions fails the run. */
 const MAX_OVERFLOW_COMPACTIONS = 3;
 
@@ -83,22 +92,77 @@ function failureOf(error: unknown): { stopReason: StopReason; failure: RunFailur
   return { stopReason: 'error', failure: { errorType: 'internal_error', message: 'The run failed unexpectedly.' } };
 }
 
+type ToolResults = Parameters<AgentRunActivities['completeToolStep']>[0]['results'];
+type PendingToolCalls = Extract<Awaited<ReturnType<AgentRunActivities['applyModelTurn']>>, { pendingToolCalls: unknown }>['pendingToolCalls'];
+
+/** Runs the tool calls of a step that the sandbox or other agents answer, one after another, in the order the model made them. */
+async function executeToolCalls(input: AgentRunInput, step: WorkflowSpan, calledRuns: RunAwaiter, pendingToolCalls: PendingToolCalls): Promise<ToolResults> {
+  const results: ToolResults = [];
+  for (const toolCall of pendingToolCalls) {
+    if (isAgentCallTool(toolCall.name) && patched(AGENT_CALLS_PATCH)) {
+      const answered = await step.within(() =>
+        callAgents({ organizationId: input.organizationId, runId: input.runId, toolCall }, calledRuns),
+      );
+      results.push({ toolCallId: toolCall.id, ...answered });
+      continue;
+    }
+    try {
+      const result = await step.within(() =>
+        sandbox.executeTool({
+          organizationId: input.organizationId,
+          agentId: input.agentId,
+          runId: input.runId,
+          toolCallId: toolCall.id,
+          toolName: toolCall.name,
+          arguments: toolCall.arguments,
+        }),
+      );
+      results.push({ toolCallId: toolCall.id, ...result });
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      // The tool may or may not have run (its worker died mid-call); the model is told, not retried.
+      const reason = error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
+      results.push({
+        toolCallId: toolCall.id,
+        status: 'error' as const,
+        funcResponse: `Error executing function ${toolCall.name}: the execution was interrupted (${reason}).`,
+        stdout: [],
+        stderr: [],
+      });
+    }
+  }
+  return results;
+}
+
+/** How a run's loop ended; `finished` when its last step closed the run's record itself. */
+type LoopOutcome = {
+  stopReason: StopReason;
+  failure?: RunFailure;
+  usage: TokenUsage;
+  stepCount: number;
+  finished?: Awaited<ReturnType<AgentRunActivities['finishRun']>>;
+};
+
+type LoopDeps = { runSpan: WorkflowSpan; turns: Turns; calledRuns: RunAwaiter; runIds: ReturnType<typeof runSpanAttributes> };
+
 /**
- * One run of the agent loop: model call, then apply (tools, memory, persistence), until a stop reason. Its
- * workflow id is the run id. The API starts it directly; it begins when its turn in its conversation comes.
+ * The loop as runs started before STEP_ACTIVITY_PATCH run it: `beginRun`, then per step the model call and applying
+ * its answer, each an activity of its own.
  */
-export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunResult> {
-  const runIds = runSpanAttributes({ organizationId: input.organizationId, agentId: input.agentId, runId: input.runId });
-  const calledRuns = awaitQueuedRuns();
-  const turns = takeTurns(input);
-  const runSpan = startWorkflowSpan(SPAN.invokeAgent, { ...runIds, [GEN_AI.operationName]: SPAN.invokeAgent, [GEN_AI.conversationId]: input.conversationId ?? input.agentId });
+async function loopInSeparateActivities(input: AgentRunInput, { runSpan, turns, calledRuns, runIds }: LoopDeps): Promise<LoopOutcome> {
   let openStep: WorkflowSpan | undefined;
-  const begun = await runSpan.within(() => turns.begin());
+  const begun = await runSpan.within(() =>
+    turns.begin(
+      (cancelled) => CancellationScope.nonCancellable(() => bookkeeping.beginRun({ runId: input.runId, organizationId: input.organizationId, ...(cancelled ? { cancelled } : {}) })),
+      (result) => ('waitingFor' in result ? result.waitingFor : undefined),
+    ),
+  );
   const usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   let stepCount = 0;
   let stopReason: StopReason = 'end_turn';
   let failure: RunFailure | undefined;
 
+  if ('waitingFor' in begun) throw new Error('unreachable: begin returns once the run is no longer waiting');
   if (!begun.proceed) {
     stopReason = begun.stopReason;
     failure = begun.failure;
@@ -128,44 +192,11 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
           stepCount += 1;
           let applied = await step.within(() => bookkeeping.applyModelTurn({ ...call, maxSteps: input.maxSteps, turn }));
           if ('pendingToolCalls' in applied) {
-            const results: Parameters<AgentRunActivities['completeToolStep']>[0]['results'] = [];
-            for (const toolCall of applied.pendingToolCalls) {
-              if (isAgentCallTool(toolCall.name) && patched(AGENT_CALLS_PATCH)) {
-                const answered = await step.within(() =>
-                  callAgents({ organizationId: input.organizationId, runId: input.runId, toolCall }, calledRuns),
-                );
-                results.push({ toolCallId: toolCall.id, ...answered });
-                continue;
-              }
-              try {
-                const result = await step.within(() =>
-                  sandbox.executeTool({
-                    organizationId: input.organizationId,
-                    agentId: input.agentId,
-                    runId: input.runId,
-                    toolCallId: toolCall.id,
-                    toolName: toolCall.name,
-                    arguments: toolCall.arguments,
-                  }),
-                );
-                results.push({ toolCallId: toolCall.id, ...result });
-              } catch (error) {
-                if (isCancellation(error)) throw error;
-                // The tool may or may not have run (its worker died mid-call); the model is told, not retried.
-                const reason = error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
-                results.push({
-                  toolCallId: toolCall.id,
-                  status: 'error' as const,
-                  funcResponse: `Error executing function ${toolCall.name}: the execution was interrupted (${reason}).`,
-                  stdout: [],
-                  stderr: [],
-                });
-              }
-            }
+            const results = await executeToolCalls(input, step, calledRuns, applied.pendingToolCalls);
             applied = await step.within(() => bookkeeping.completeToolStep({ ...call, maxSteps: input.maxSteps, results }));
           }
           ruleState = applied.ruleState;
-          if (turn.usage.prompt_tokens + turn.usage.completion_tokens > COMPACTION_TRIGGER * turn.contextWindow) {
+          if (compactionDue(turn.usage, turn.contextWindow)) {
             await step.within(() =>
               models.compactContext({
                 organizationId: input.organizationId,
@@ -189,16 +220,101 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
       else ({ stopReason, failure } = failureOf(error));
     }
   }
+  return { stopReason, ...(failure ? { failure } : {}), usage, stepCount };
+}
 
-  const finished = await CancellationScope.nonCancellable(() =>
-    runSpan.within(() => bookkeeping.finishRun({
-      runId: input.runId,
-      organizationId: input.organizationId,
-      stopReason,
-      usage: { ...usage, step_count: stepCount },
-      failure: failure ?? null,
-    })),
-  );
+/**
+ * The loop with one activity per step (`runStep`): the first one begins the run, and the last one closes it unless
+ * the context is due for compaction first. A one-step send is one workflow task and one activity, and the answer is
+ * visible before the workflow task that follows it.
+ */
+async function loopInStepActivities(input: AgentRunInput, { runSpan, turns, calledRuns, runIds }: LoopDeps): Promise<LoopOutcome> {
+  const usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  let stepCount = 0;
+  let ruleState: ToolRuleState | undefined;
+  let openStep: WorkflowSpan | undefined;
+  try {
+    return await CancellationScope.cancellable(async (): Promise<LoopOutcome> => {
+      for (let stepIndex = 0; ; stepIndex++) {
+        const stepId = `step-${uuid4()}`;
+        const call = { runId: input.runId, organizationId: input.organizationId, stepId, stepIndex, maxSteps: input.maxSteps, usageSoFar: { ...usage, step_count: stepCount } };
+        const step = startWorkflowSpan(SPAN.agentStep, { ...runIds, [ENGRAM.stepId]: stepId, [ENGRAM.stepIndex]: stepIndex }, runSpan);
+        openStep = step;
+        let ran;
+        for (let compactions = 0; ; compactions++) {
+          try {
+            ran = stepIndex === 0
+              ? await step.within(() =>
+                  turns.begin(
+                    (cancelled) => steps.runStep({ ...call, begin: { cancelled } }),
+                    (result) => ('begun' in result && 'waitingFor' in result.begun ? result.begun.waitingFor : undefined),
+                  ),
+                )
+              : await step.within(() => steps.runStep({ ...call, ...(ruleState ? { ruleState } : {}) }));
+            break;
+          } catch (error) {
+            if (!isContextOverflow(error) || compactions >= MAX_OVERFLOW_COMPACTIONS) throw error;
+            const compacted = await step.within(() => models.compactContext({ organizationId: input.organizationId, agentId: input.agentId, conversationId: input.conversationId }));
+            if (!compacted.compacted) throw error;
+          }
+        }
+        if ('begun' in ran) {
+          // The run ended before its first model call: cancelled while queued, or its input could not be applied.
+          step.end();
+          if ('waitingFor' in ran.begun) throw new Error('unreachable: begin returns once the run is no longer waiting');
+          return { stopReason: ran.begun.stopReason, ...(ran.begun.failure ? { failure: ran.begun.failure } : {}), usage, stepCount };
+        }
+        usage.prompt_tokens += ran.usage.prompt_tokens;
+        usage.completion_tokens += ran.usage.completion_tokens;
+        usage.total_tokens += ran.usage.total_tokens;
+        stepCount += 1;
+        let applied = ran.applied;
+        if ('pendingToolCalls' in applied) {
+          const results = await executeToolCalls(input, step, calledRuns, applied.pendingToolCalls);
+          applied = await step.within(() => bookkeeping.completeToolStep({ runId: input.runId, organizationId: input.organizationId, stepId, stepIndex, maxSteps: input.maxSteps, results }));
+        }
+        ruleState = applied.ruleState;
+        if (compactionDue(ran.usage, ran.contextWindow)) {
+          const observed = ran.usage.prompt_tokens + ran.usage.completion_tokens;
+          await step.within(() =>
+            models.compactContext({ organizationId: input.organizationId, agentId: input.agentId, conversationId: input.conversationId, observedPromptTokens: observed }),
+          );
+        }
+        step.end();
+        openStep = undefined;
+        if (applied.stop) return { stopReason: applied.stopReason, usage, stepCount, ...(ran.finished ? { finished: ran.finished } : {}) };
+      }
+    });
+  } catch (error) {
+    openStep?.end(error);
+    if (isCancellation(error)) return { stopReason: 'cancelled', usage, stepCount };
+    return { ...failureOf(error), usage, stepCount };
+  }
+}
+
+/**
+ * One run of the agent loop: model call, then apply (tools, memory, persistence), until a stop reason. Its
+ * workflow id is the run id. The API starts it directly; it begins when its turn in its conversation comes.
+ */
+export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunResult> {
+  const runIds = runSpanAttributes({ organizationId: input.organizationId, agentId: input.agentId, runId: input.runId });
+  const calledRuns = awaitQueuedRuns();
+  const turns = takeTurns(input);
+  const runSpan = startWorkflowSpan(SPAN.invokeAgent, { ...runIds, [GEN_AI.operationName]: SPAN.invokeAgent, [GEN_AI.conversationId]: input.conversationId ?? input.agentId });
+  const loop = patched(STEP_ACTIVITY_PATCH) ? loopInStepActivities : loopInSeparateActivities;
+  const { stopReason, failure, usage, stepCount, finished: closedByStep } = await loop(input, { runSpan, turns, calledRuns, runIds });
+
+  const finished =
+    closedByStep ??
+    (await CancellationScope.nonCancellable(() =>
+      runSpan.within(() => bookkeeping.finishRun({
+        runId: input.runId,
+        organizationId: input.organizationId,
+        stopReason,
+        usage: { ...usage, step_count: stepCount },
+        failure: failure ?? null,
+      })),
+    ));
   await turns.handOver(finished.nextInTurn);
   if (input.notify) {
     // The waiting workflow may have ended meanwhile (cancelled, or it gave up): nobody is left to tell.

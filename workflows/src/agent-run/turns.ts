@@ -15,16 +15,19 @@ const bookkeeping = proxyLocalActivities<AgentRunActivities>({
  */
 const RECHECK_TURN_AFTER = '1 minute';
 
-type BeginRunResult = Awaited<ReturnType<AgentRunActivities['beginRun']>>;
-export type BegunRun = Exclude<BeginRunResult, { waitingFor: unknown }>;
+/** The unfinished run of the conversation a run waits for, as `beginRun` names it. */
+export type Predecessor = Extract<Awaited<ReturnType<AgentRunActivities['beginRun']>>, { waitingFor: unknown }>['waitingFor'];
 
 export type Turns = {
   /**
    * Begins the run once every earlier run of its conversation has ended, so its runs never interleave and follow
-   * the order they were sent in, while other conversations of the agent run meanwhile. Cancelling the workflow
-   * while it waits ends the run as cancelled when its turn comes, its input listed there.
+   * the order they were sent in, while other conversations of the agent run meanwhile. `attempt` begins the run
+   * (`beginRun`, or the first step that begins it) and tells, through `waitingFor`, whom it still waits for; it is
+   * tried again each time a handover comes. Cancelling the workflow while it waits makes the next attempt a
+   * cancelled one (made where cancellation cannot stop it): the run ends as cancelled when its turn comes, its input
+   * listed there.
    */
-  begin(): Promise<BegunRun>;
+  begin<T>(attempt: (cancelled: boolean) => Promise<T>, waitingFor: (result: T) => Predecessor | undefined): Promise<T>;
   /** Tells the next run of the conversation (as `finishRun` named it) that its turn may have come. */
   handOver(nextInTurn: string | undefined): Promise<void>;
 };
@@ -35,15 +38,15 @@ export function takeTurns(input: AgentRunInput): Turns {
   setHandler(turnSignal, () => {
     offered = true;
   });
-  const ref = { runId: input.runId, organizationId: input.organizationId };
 
   return {
-    async begin() {
+    async begin(attempt, waitingFor) {
       let cancelled = false;
       for (;;) {
         offered = false;
-        const begun = await CancellationScope.nonCancellable(() => bookkeeping.beginRun({ ...ref, ...(cancelled ? { cancelled } : {}) }));
-        if (!('waitingFor' in begun)) return begun;
+        const result = cancelled ? await CancellationScope.nonCancellable(() => attempt(true)) : await attempt(false);
+        const predecessor = waitingFor(result);
+        if (!predecessor) return result;
         let handedOver: boolean;
         try {
           const wait = () => condition(() => offered, RECHECK_TURN_AFTER);
@@ -54,8 +57,8 @@ export function takeTurns(input: AgentRunInput): Turns {
           continue;
         }
         if (!handedOver) {
-          const predecessor = { ...begun.waitingFor, organizationId: input.organizationId, agentId: input.agentId, conversationId: input.conversationId ?? null };
-          await CancellationScope.nonCancellable(() => abandonIfGone(predecessor));
+          const unfinished = { ...predecessor, organizationId: input.organizationId, agentId: input.agentId, conversationId: input.conversationId ?? null };
+          await CancellationScope.nonCancellable(() => abandonIfGone(unfinished));
         }
       }
     },

@@ -93,9 +93,10 @@ describe('the trace of a run', () => {
     for (const step of steps) expect(parentOf(step)?.name).toBe('invoke_agent');
     const chats = named('chat gpt-4o-mini');
     expect(chats).toHaveLength(2);
-    for (const chat of chats) expect(lineage(chat).slice(0, 4)).toEqual(['chat gpt-4o-mini', 'RunActivity:callModel', 'StartActivity:callModel', 'agent_step']);
+    // A step is one activity: the model call and applying its answer (the memory edit) are both inside it.
+    for (const chat of chats) expect(lineage(chat).slice(0, 4)).toEqual(['chat gpt-4o-mini', 'RunActivity:runStep', 'StartActivity:runStep', 'agent_step']);
     const tool = one('execute_tool memory_insert');
-    expect(lineage(tool).slice(0, 4)).toEqual(['execute_tool memory_insert', 'RunActivity:applyModelTurn', 'StartActivity:applyModelTurn', 'agent_step']);
+    expect(lineage(tool).slice(0, 4)).toEqual(['execute_tool memory_insert', 'RunActivity:runStep', 'StartActivity:runStep', 'agent_step']);
   });
 
   it('carries the GenAI semantic-convention attributes and the Engram ids', () => {
