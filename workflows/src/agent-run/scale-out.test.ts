@@ -149,10 +149,10 @@ describe('two API processes and two workers on a Temporal cluster with PostgreSQ
     // The slow answer is being awaited: the worker that holds the model call has sent it.
     await until(() => (model.requests.length === 1 ? true : undefined));
     const holder = await until(async () => {
-      // The agent's queue starts the run's workflow: until it has, there is nothing to describe.
+      // The run's workflow schedules its step once it has begun: until then there is nothing pending.
       const described = await handle.describe().catch(() => undefined);
       const pending = described?.raw.pendingActivities ?? [];
-      const modelCall = pending.find((activity) => activity.activityType?.name === 'callModel' && activity.lastWorkerIdentity);
+      const modelCall = pending.find((activity) => activity.activityType?.name === 'runStep' && activity.lastWorkerIdentity);
       return modelCall ? pidOfIdentity(modelCall.lastWorkerIdentity) : undefined;
     });
     const doomed = workers.get(holder);

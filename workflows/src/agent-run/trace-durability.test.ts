@@ -59,7 +59,7 @@ describe('the trace of a run whose worker dies mid-step', () => {
     expect(spans.find((span) => span.parentSpanId === null)?.name).toBe('POST /v1/agents/:agent_id/messages/async');
 
     const retried = spans.filter((span) => span.attributes[ENGRAM.retried] === true);
-    expect(retried.map((span) => span.name).sort()).toEqual(['RunActivity:callModel', 'chat gpt-4o-mini']);
+    expect(retried.map((span) => span.name).sort()).toEqual(['RunActivity:runStep', 'chat gpt-4o-mini']);
     for (const span of retried) expect(span.attributes[ENGRAM.attempt]).toBeGreaterThan(1);
     const retriedChat = retried.find((span) => span.name === 'chat gpt-4o-mini');
     expect(retriedChat?.statusCode).not.toBe('error');

@@ -267,7 +267,7 @@ describe('model calls of a run', () => {
       const workflow = context.stack.temporal.workflow.getHandle(sent.body.id);
       const heldCall = async () => {
         const { raw } = await workflow.describe();
-        return raw.pendingActivities?.find((activity) => activity.activityType?.name === 'callModel' && activity.lastFailure)?.lastFailure?.message ?? '';
+        return raw.pendingActivities?.find((activity) => activity.activityType?.name === 'runStep' && activity.lastFailure)?.lastFailure?.message ?? '';
       };
       const limitReached = new RegExp(`^Rate limit reached for ${TEST_MODEL}: 2 requests per minute\\. Retry in \\d+ s\\.$`);
       await expect.poll(heldCall, { timeout: 60_000, interval: 200 }).toMatch(limitReached);
