@@ -32,7 +32,7 @@ export function watchAbandonedRuns(deps: {
 
   async function closeAbandoned(): Promise<void> {
     const lookedAt = Date.now();
-    const query = `WorkflowType = 'agentRunWorkflow' AND (ExecutionStatus = 'Terminated' OR ExecutionStatus = 'TimedOut') AND CloseTime > '${since.toISOString()}'`;
+    const query = `(WorkflowType = 'agentRunWorkflowV2' OR WorkflowType = 'agentRunWorkflow') AND (ExecutionStatus = 'Terminated' OR ExecutionStatus = 'TimedOut') AND CloseTime > '${since.toISOString()}'`;
     for await (const execution of deps.client.workflow.list({ query })) {
       const organizationId = execution.typedSearchAttributes.get(ORGANIZATION_ID);
       if (!organizationId || handled.has(execution.workflowId)) continue;

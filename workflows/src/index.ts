@@ -1,5 +1,5 @@
 export { healthCheckWorkflow } from './health/workflows.js';
-export { agentRunWorkflow } from './agent-run/run-workflow.js';
+export { agentRunWorkflow, agentRunWorkflowV2 } from './agent-run/run-workflow.js';
 export { agentQueueWorkflow } from './agent-run/queue-workflow.js';
 export { fileIngestionWorkflow } from './file-ingestion/workflow.js';
 export { traceRetentionWorkflow } from './trace-retention/workflow.js';

@@ -33,7 +33,7 @@ beforeAll(async () => {
 describe('recorded workflow histories replay against the current workflow code', () => {
   it('has histories of every workflow type that runs agents, groups and ingests files', () => {
     const types = new Set(recorded.map(({ name }) => name.replace(/^.*--|\.json$/g, '')));
-    expect([...types].sort()).toEqual(['agentQueueWorkflow', 'agentRunWorkflow', 'fileIngestionWorkflow', 'groupTurnWorkflow']);
+    expect([...types].sort()).toEqual(['agentQueueWorkflow', 'agentRunWorkflow', 'agentRunWorkflowV2', 'fileIngestionWorkflow', 'groupTurnWorkflow']);
   });
 
   it('replays each of them without a nondeterminism error', async () => {

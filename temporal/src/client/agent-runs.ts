@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { agentRunWorkflow } from '@engram/workflows/agent-run/run-workflow';
+import type { agentRunWorkflowV2 } from '@engram/workflows/agent-run/run-workflow';
 import { AGENT_ID, ORGANIZATION_ID, RUN_STATUS, RUN_TYPE } from '@engram/workflows/search-attributes';
 
 /** `conversationId`: the conversation the run answers in; absent (or null) for the agent's default conversation. */
@@ -15,7 +15,7 @@ export function createAgentRunClient(deps: { client: Client; taskQueue: string }
      */
     async enqueue(run: EnqueueRun): Promise<void> {
       try {
-        await deps.client.workflow.start<typeof agentRunWorkflow>('agentRunWorkflow', {
+        await deps.client.workflow.start<typeof agentRunWorkflowV2>('agentRunWorkflowV2', {
           workflowId: run.runId,
           taskQueue: deps.taskQueue,
           args: [{

@@ -63,7 +63,7 @@ describe('record workflow histories', () => {
     await client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'hi' }] });
     const [runId] = await runsOf(agent.id);
     await closed(runId!);
-    await save('sync-send', 'agentRunWorkflow', runId!);
+    await save('sync-send', 'agentRunWorkflowV2', runId!);
   });
 
   it('a send queued behind a running one, begun when the first hands over its turn', async () => {
@@ -75,8 +75,8 @@ describe('record workflow histories', () => {
     await closed(first.id);
     await closed(second.id);
     expect((await client.runs.retrieve(second.id)).status).toBe('completed');
-    await save('turn-handed-over', 'agentRunWorkflow', first.id);
-    await save('turn-waited', 'agentRunWorkflow', second.id);
+    await save('turn-handed-over', 'agentRunWorkflowV2', first.id);
+    await save('turn-waited', 'agentRunWorkflowV2', second.id);
   });
 
   it('a tool call, then the answer', async () => {
@@ -89,7 +89,7 @@ describe('record workflow histories', () => {
     await client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'what did we say?' }] });
     const [runId] = await runsOf(agent.id);
     await closed(runId!);
-    await save('tool-call', 'agentRunWorkflow', runId!);
+    await save('tool-call', 'agentRunWorkflowV2', runId!);
   });
 
   it('an approval wait, then the approved tool runs', async () => {
@@ -107,8 +107,8 @@ describe('record workflow histories', () => {
     const [pausedRun, approvedRun] = await runsOf(agent.id);
     await closed(pausedRun!);
     await closed(approvedRun!);
-    await save('approval-request', 'agentRunWorkflow', pausedRun!);
-    await save('approval-approved', 'agentRunWorkflow', approvedRun!);
+    await save('approval-request', 'agentRunWorkflowV2', pausedRun!);
+    await save('approval-approved', 'agentRunWorkflowV2', approvedRun!);
   });
 
   it('a run cancelled during its model call', async () => {
@@ -120,7 +120,7 @@ describe('record workflow histories', () => {
     await client.agents.messages.cancel(agent.id);
     await until(async () => (await client.runs.retrieve(run.id)).status === 'cancelled');
     await closed(run.id);
-    await save('cancel', 'agentRunWorkflow', run.id);
+    await save('cancel', 'agentRunWorkflowV2', run.id);
   });
 
   it('a run that compacts the context', async () => {
@@ -141,7 +141,7 @@ describe('record workflow histories', () => {
     }
     expect(compactingRun).toBeDefined();
     await closed(compactingRun!);
-    await save('compaction', 'agentRunWorkflow', compactingRun!);
+    await save('compaction', 'agentRunWorkflowV2', compactingRun!);
   });
 
   it('a round-robin group turn', async () => {
@@ -156,7 +156,7 @@ describe('record workflow histories', () => {
     await save('group-turn', 'groupTurnWorkflow', turnId);
     const [secondRun] = await runsOf(second.id);
     await closed(secondRun!);
-    await save('group-turn', 'agentRunWorkflow', secondRun!);
+    await save('group-turn', 'agentRunWorkflowV2', secondRun!);
   });
 
   it('an agent waiting for the reply of another agent it messaged', async () => {
@@ -175,10 +175,10 @@ describe('record workflow histories', () => {
     await client.agents.messages.create(caller.id, { messages: [{ role: 'user', content: 'ask the other agent' }] });
     const [callerRun] = await runsOf(caller.id);
     await closed(callerRun!);
-    await save('agent-call', 'agentRunWorkflow', callerRun!);
+    await save('agent-call', 'agentRunWorkflowV2', callerRun!);
     const [calleeRun] = await runsOf(callee.id);
     await closed(calleeRun!);
-    await save('agent-called', 'agentRunWorkflow', calleeRun!);
+    await save('agent-called', 'agentRunWorkflowV2', calleeRun!);
   });
 
   it('a primary agent turn that hands its messages to its sleep-time agent', async () => {
@@ -191,7 +191,7 @@ describe('record workflow histories', () => {
     const [primaryRun] = await runsOf(primary.id);
     await closed(primaryRun!);
     await until(async () => (await runsOf(group.agent_ids[0]!)).length === 1);
-    await save('sleeptime', 'agentRunWorkflow', primaryRun!);
+    await save('sleeptime', 'agentRunWorkflowV2', primaryRun!);
   });
 
   it('a file ingested into a folder attached to an agent', async () => {

@@ -8,7 +8,7 @@ import type { AgentRunInput, QueueInput, QueuedRun } from './types.js';
  * The workflow types, by name: the run workflow starts runs too (agent calls, sleep-time runs), so importing the
  * run workflow's function here would make the two import each other.
  */
-const AGENT_RUN_WORKFLOW = 'agentRunWorkflow';
+const AGENT_RUN_WORKFLOW = 'agentRunWorkflowV2';
 const AGENT_QUEUE_WORKFLOW = 'agentQueueWorkflow';
 
 /** Runs a workflow starts are started directly, as the API's are, instead of through an agent queue. */

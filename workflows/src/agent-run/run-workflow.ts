@@ -44,9 +44,6 @@ const steps = proxyActivities<AgentRunActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 });
 
-/** A step is one activity (`runStep`): begin, model call, apply and finish, instead of a local activity each around the model call. */
-export const STEP_ACTIVITY_PATCH = 'step-in-one-activity';
-
 // A tool is not idempotent: it runs at most once. Only a task that never started (the worker died
 // before picking it up) is dispatched again, which Temporal does without counting an attempt.
 const sandbox = proxyActivities<ToolActivities>({
@@ -96,10 +93,11 @@ type ToolResults = Parameters<AgentRunActivities['completeToolStep']>[0]['result
 type PendingToolCalls = Extract<Awaited<ReturnType<AgentRunActivities['applyModelTurn']>>, { pendingToolCalls: unknown }>['pendingToolCalls'];
 
 /** Runs the tool calls of a step that the sandbox or other agents answer, one after another, in the order the model made them. */
-async function executeToolCalls(input: AgentRunInput, step: WorkflowSpan, calledRuns: RunAwaiter, pendingToolCalls: PendingToolCalls): Promise<ToolResults> {
+async function executeToolCalls(input: AgentRunInput, step: WorkflowSpan, deps: LoopDeps, pendingToolCalls: PendingToolCalls): Promise<ToolResults> {
+  const { calledRuns, hasPatch } = deps;
   const results: ToolResults = [];
   for (const toolCall of pendingToolCalls) {
-    if (isAgentCallTool(toolCall.name) && patched(AGENT_CALLS_PATCH)) {
+    if (isAgentCallTool(toolCall.name) && hasPatch(AGENT_CALLS_PATCH)) {
       const answered = await step.within(() =>
         callAgents({ organizationId: input.organizationId, runId: input.runId, toolCall }, calledRuns),
       );
@@ -143,13 +141,24 @@ type LoopOutcome = {
   finished?: Awaited<ReturnType<AgentRunActivities['finishRun']>>;
 };
 
-type LoopDeps = { runSpan: WorkflowSpan; turns: Turns; calledRuns: RunAwaiter; runIds: ReturnType<typeof runSpanAttributes> };
+/**
+ * `hasPatch`: whether a change versioned with `patched()` applies to this run: `patched` itself in `agentRunWorkflow`,
+ * whose histories predate some of them; always in `agentRunWorkflowV2`, which began with every one of them.
+ */
+type LoopDeps = {
+  runSpan: WorkflowSpan;
+  turns: Turns;
+  calledRuns: RunAwaiter;
+  runIds: ReturnType<typeof runSpanAttributes>;
+  hasPatch: (patchId: string) => boolean;
+};
 
 /**
- * The loop as runs started before STEP_ACTIVITY_PATCH run it: `beginRun`, then per step the model call and applying
- * its answer, each an activity of its own.
+ * The loop of `agentRunWorkflow`, as the runs of the release before `agentRunWorkflowV2` run it: `beginRun`, then per
+ * step the model call and applying its answer, each an activity of its own.
  */
-async function loopInSeparateActivities(input: AgentRunInput, { runSpan, turns, calledRuns, runIds }: LoopDeps): Promise<LoopOutcome> {
+async function loopInSeparateActivities(input: AgentRunInput, deps: LoopDeps): Promise<LoopOutcome> {
+  const { runSpan, turns, runIds } = deps;
   let openStep: WorkflowSpan | undefined;
   const begun = await runSpan.within(() =>
     turns.begin(
@@ -192,7 +201,7 @@ async function loopInSeparateActivities(input: AgentRunInput, { runSpan, turns, 
           stepCount += 1;
           let applied = await step.within(() => bookkeeping.applyModelTurn({ ...call, maxSteps: input.maxSteps, turn }));
           if ('pendingToolCalls' in applied) {
-            const results = await executeToolCalls(input, step, calledRuns, applied.pendingToolCalls);
+            const results = await executeToolCalls(input, step, deps, applied.pendingToolCalls);
             applied = await step.within(() => bookkeeping.completeToolStep({ ...call, maxSteps: input.maxSteps, results }));
           }
           ruleState = applied.ruleState;
@@ -228,7 +237,8 @@ async function loopInSeparateActivities(input: AgentRunInput, { runSpan, turns, 
  * the context is due for compaction first. A one-step send is one workflow task and one activity, and the answer is
  * visible before the workflow task that follows it.
  */
-async function loopInStepActivities(input: AgentRunInput, { runSpan, turns, calledRuns, runIds }: LoopDeps): Promise<LoopOutcome> {
+async function loopInStepActivities(input: AgentRunInput, deps: LoopDeps): Promise<LoopOutcome> {
+  const { runSpan, turns, runIds } = deps;
   const usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   let stepCount = 0;
   let ruleState: ToolRuleState | undefined;
@@ -270,7 +280,7 @@ async function loopInStepActivities(input: AgentRunInput, { runSpan, turns, call
         stepCount += 1;
         let applied = ran.applied;
         if ('pendingToolCalls' in applied) {
-          const results = await executeToolCalls(input, step, calledRuns, applied.pendingToolCalls);
+          const results = await executeToolCalls(input, step, deps, applied.pendingToolCalls);
           applied = await step.within(() => bookkeeping.completeToolStep({ runId: input.runId, organizationId: input.organizationId, stepId, stepIndex, maxSteps: input.maxSteps, results }));
         }
         ruleState = applied.ruleState;
@@ -292,17 +302,32 @@ async function loopInStepActivities(input: AgentRunInput, { runSpan, turns, call
   }
 }
 
+type Loop = (input: AgentRunInput, deps: LoopDeps) => Promise<LoopOutcome>;
+
 /**
- * One run of the agent loop: model call, then apply (tools, memory, persistence), until a stop reason. Its
- * workflow id is the run id. The API starts it directly; it begins when its turn in its conversation comes.
+ * One run of the agent loop as the runs queued by the release before took it (`agentQueueWorkflow` started them as
+ * children): kept registered, and taking turns and handing them on like `agentRunWorkflowV2`, until those have ended.
  */
 export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunResult> {
+  return runAgent(input, loopInSeparateActivities, patched);
+}
+
+/**
+ * One run of the agent loop: model call, then apply (tools, memory, persistence), until a stop reason, one activity
+ * per step. Its workflow id is the run id. The API starts it directly; it begins when its turn in its conversation
+ * comes. A new type rather than a patch of `agentRunWorkflow`: a patch marker would add a command and a search
+ * attribute update (TemporalChangeVersion) to every run.
+ */
+export async function agentRunWorkflowV2(input: AgentRunInput): Promise<AgentRunResult> {
+  return runAgent(input, loopInStepActivities, () => true);
+}
+
+async function runAgent(input: AgentRunInput, loop: Loop, hasPatch: LoopDeps['hasPatch']): Promise<AgentRunResult> {
   const runIds = runSpanAttributes({ organizationId: input.organizationId, agentId: input.agentId, runId: input.runId });
   const calledRuns = awaitQueuedRuns();
   const turns = takeTurns(input);
   const runSpan = startWorkflowSpan(SPAN.invokeAgent, { ...runIds, [GEN_AI.operationName]: SPAN.invokeAgent, [GEN_AI.conversationId]: input.conversationId ?? input.agentId });
-  const loop = patched(STEP_ACTIVITY_PATCH) ? loopInStepActivities : loopInSeparateActivities;
-  const { stopReason, failure, usage, stepCount, finished: closedByStep } = await loop(input, { runSpan, turns, calledRuns, runIds });
+  const { stopReason, failure, usage, stepCount, finished: closedByStep } = await loop(input, { runSpan, turns, calledRuns, runIds, hasPatch });
 
   const finished =
     closedByStep ??
@@ -324,7 +349,7 @@ export async function agentRunWorkflow(input: AgentRunInput): Promise<AgentRunRe
   // The workflow completes normally whatever the run's outcome (its record holds it, and the next run of the
   // conversation takes its turn); operators find failed and cancelled runs in the Temporal UI by this attribute.
   upsertSearchAttributes([{ key: RUN_STATUS, value: finished.status }]);
-  if (finished.sleeptime && patched(SLEEPTIME_AFTER_RUN_PATCH)) {
+  if (finished.sleeptime && hasPatch(SLEEPTIME_AFTER_RUN_PATCH)) {
     // The sleep-time runs are queued behind their agents' other runs and outlive this one; nothing they do
     // (or failing to queue them) changes this run's outcome.
     await CancellationScope.nonCancellable(async () => {

@@ -33,7 +33,7 @@ async function settledTrace(apiKey: string, id: string): Promise<Span[]> {
   for (let tries = 0; tries < 100; tries++) {
     await stack.telemetry?.forceFlush();
     const { body } = await runTrace(apiKey, id);
-    if (body.some((span) => span.name === 'RunWorkflow:agentRunWorkflow') && body.some((span) => span.name.startsWith('POST '))) return body;
+    if (body.some((span) => span.name === 'RunWorkflow:agentRunWorkflowV2') && body.some((span) => span.name.startsWith('POST '))) return body;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`the trace of ${id} never settled`);
@@ -87,7 +87,7 @@ describe('the trace of a run', () => {
     expect(root.parent_span_id).toBeNull();
     const invoke = one('invoke_agent');
     // The request starts the run's workflow; the start carries the request's trace context to it.
-    expect(lineage(invoke)).toEqual(['invoke_agent', 'RunWorkflow:agentRunWorkflow', 'StartWorkflow:agentRunWorkflow', 'POST /v1/agents/:agent_id/messages']);
+    expect(lineage(invoke)).toEqual(['invoke_agent', 'RunWorkflow:agentRunWorkflowV2', 'StartWorkflow:agentRunWorkflowV2', 'POST /v1/agents/:agent_id/messages']);
     const steps = named('agent_step');
     expect(steps).toHaveLength(2);
     for (const step of steps) expect(parentOf(step)?.name).toBe('invoke_agent');
