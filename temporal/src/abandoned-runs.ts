@@ -52,7 +52,7 @@ export function watchAbandonedRuns(deps: {
     const state = deps.worker.getState();
     if (STOPPED.has(state)) return;
     if (state === 'RUNNING') await closeAbandoned().catch((error: unknown) => deps.onError?.(error));
-    setTimeout(tick, INTERVAL_MS).unref();
+    setTimeout(() => void tick(), INTERVAL_MS).unref();
   };
-  setTimeout(tick, INTERVAL_MS).unref();
+  setTimeout(() => void tick(), INTERVAL_MS).unref();
 }

@@ -23,6 +23,7 @@ import { contextOwnerOf, loadRunContext, messageTagsOf, type RunContext } from '
 import { executeBaseTool, isBaseTool } from './base-tools.js';
 import { inSpan, markToolResult, tracingOf, type ActivityTracing } from './spans.js';
 import { appendRunFrames, type Frame } from './run-log.js';
+import { closeRun, type FinishRunInput, type FinishRunResult } from './finish-run.js';
 
 export type ApplyTurnInput = {
   runId: string;
@@ -212,10 +213,26 @@ function limitSteps(outcome: StepOutcome, input: { stepIndex: number; maxSteps: 
  * retried activity returns the first outcome instead of applying the step twice. Calls of sandboxed
  * tools are handed back to the workflow, which runs them and then calls `completeToolStep`.
  */
+/**
+ * `closeWhenStopped`: given the outcome of a step that ends the run, what to close the run with (nothing: leave it
+ * open); the run is then closed in the step's own transaction. `closed` is that close's result.
+ */
+export type ApplyTurnOptions = { closeWhenStopped?: (outcome: Extract<StepOutcome, { stop: true }>) => FinishRunInput | undefined };
+export type AppliedTurn = { outcome: ApplyTurnOutcome; closed?: FinishRunResult };
+
 export function createApplyModelTurn(deps: { db: Database; tracing?: ActivityTracing; requestTopUp?: (organizationId: string) => Promise<void> }) {
-  const { tracer, recordContent } = tracingOf(deps);
+  const applyTurn = createApplyTurn(deps);
   return async function applyModelTurn(input: ApplyTurnInput): Promise<ApplyTurnOutcome> {
+    return (await applyTurn(input)).outcome;
+  };
+}
+
+/** Applies a step's answer (`applyModelTurn`), and closes the run with it when the caller asks. */
+export function createApplyTurn(deps: { db: Database; tracing?: ActivityTracing; requestTopUp?: (organizationId: string) => Promise<void> }) {
+  const { tracer, recordContent } = tracingOf(deps);
+  return async function applyTurn(input: ApplyTurnInput, options: ApplyTurnOptions = {}): Promise<AppliedTurn> {
     let crossedTopUpThreshold = false;
+    let closed: FinishRunResult | undefined;
     const outcome = await deps.db.transaction(async (trx): Promise<ApplyTurnOutcome> => {
       const done = await Step.query(trx).forOrg(input.organizationId).findById(input.stepId);
       const applied = done && appliedOutcomeOf(done);
@@ -371,6 +388,10 @@ export function createApplyModelTurn(deps: { db: Database; tracing?: ActivityTra
       }
 
       await closeStep(trx, context, input, writer, record, memoryChanged, now);
+      if (record.phase === 'done' && record.outcome.stop) {
+        const closing = options.closeWhenStopped?.(record.outcome);
+        if (closing) closed = await closeRun(trx, closing);
+      }
       return record.phase === 'done' ? record.outcome : { stop: false, ruleState: record.ruleState, pendingToolCalls: record.pendingToolCalls };
     });
     // After the commit, so the top-up reads the charged balance. The step stands whether or not the signal gets
@@ -380,7 +401,7 @@ export function createApplyModelTurn(deps: { db: Database; tracing?: ActivityTra
         log.warn('auto top-up could not be requested', { organizationId: input.organizationId, error: String(error) });
       });
     }
-    return outcome;
+    return { outcome, ...(closed ? { closed } : {}) };
   };
 }
 

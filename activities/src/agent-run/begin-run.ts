@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { ApprovalDecision, RunInputApproval, StopReason, ToolRuleState } from '@engram/core';
+import type { ApprovalDecision, RunInputApproval, RunRequest, StopReason, ToolRuleState } from '@engram/core';
 import { contextMessageIds, Message, recompileSystemMessage, Run, setContextMessageIds, type Database } from '@engram/db';
-import { contextOwnerOf, loadRunContext, messageTagsOf, type RunContext } from './context.js';
+import { contextOwnerOf, loadRunContext, messageTagsOf, RunStateError, type RunContext } from './context.js';
 import { executeBaseTool, isBaseTool } from './base-tools.js';
 import { appendRunFrames } from './run-log.js';
 import { framesFor } from './apply-turn.js';
@@ -118,8 +118,8 @@ async function listInputsAtTurn(trx: Knex.Transaction, run: Run): Promise<void> 
 export function createBeginRun(deps: { db: Database }) {
   return async function beginRun(input: BeginRunInput): Promise<BeginRunResult> {
     return deps.db.transaction(async (trx) => {
-      const context = await loadRunContext(trx, input.organizationId, input.runId);
-      const { run } = context;
+      const run = await Run.query(trx).forOrg(input.organizationId).findById(input.runId);
+      if (!run) throw new RunStateError(`run ${input.runId} does not exist`);
       if (run.status === 'created') {
         // Its turn comes once every earlier run of its conversation has ended, cancelled or not: a cancelled
         // run's input is listed where its turn came, as it would have been answered.
@@ -135,9 +135,7 @@ export function createBeginRun(deps: { db: Database }) {
       if (decided) return decided;
       if (run.status !== 'created') return { proceed: false, stopReason: (run.stopReason as StopReason | null) ?? 'error' };
 
-      const hasHistory = context.inContext.some((message) => message.role === 'assistant');
-      const ruleState: ToolRuleState = { calledTools: [], lastToolOutput: null, hasHistory };
-      const result = await decide(trx, context, ruleState);
+      const result = await decide(trx, run);
       // After the approval answer the run applies, as it would have been had the answer been sent alone first.
       await listInputsAtTurn(trx, run);
       await Run.query(trx)
@@ -149,29 +147,66 @@ export function createBeginRun(deps: { db: Database }) {
   };
 }
 
-async function decide(trx: Knex.Transaction, context: RunContext, ruleState: ToolRuleState): Promise<BeginRunResult> {
-  const pending = await pendingApprovalRequest(trx, context);
-  const approval = context.request.messages.find((message): message is RunInputApproval => message.type === 'approval');
-  if (approval) {
-    if (!pending) {
-      return {
-        proceed: false,
-        stopReason: 'error',
-        failure: { errorType: 'invalid_request', message: 'No tool call is currently awaiting approval.' },
-      };
-    }
-    await applyApprovals(trx, context, pending, approval, ruleState);
-    return { proceed: true, ruleState };
+/**
+ * What beginning a run needs of its context window, read without loading it: whether the agent has answered in it
+ * (with autoclear it starts from its system message alone each time, so never), and the approval request it ends
+ * with, if any.
+ */
+async function contextAtTurn(trx: Knex.Transaction, run: Run): Promise<{ hasHistory: boolean; pendingApprovalId: string | null }> {
+  const result = await trx.raw<{ rows: Array<{ has_history: boolean; pending_approval_id: string | null }> }>(
+    `with context as (
+       select case when ?::text is null then a.message_ids else coalesce(c.message_ids, '{}') end as ids, a.message_buffer_autoclear as autoclear
+         from agents a
+         left join conversations c on c.organization_id = a.organization_id and c.id = ?::text
+        where a.organization_id = ? and a.id = ?
+     )
+     select not context.autoclear and exists (
+              select 1 from messages m where m.organization_id = ? and m.id = any(context.ids) and m.role = 'assistant'
+            ) as has_history,
+            (select m.id from messages m
+              where m.organization_id = ? and m.id = context.ids[array_length(context.ids, 1)]
+                and m.role = 'approval' and jsonb_array_length(coalesce(m.tool_calls, '[]'::jsonb)) > 0) as pending_approval_id
+       from context`,
+    [run.conversationId ?? null, run.conversationId ?? null, run.organizationId, run.agentId, run.organizationId, run.organizationId],
+  );
+  const row = result.rows[0];
+  if (!row) throw new RunStateError(`agent ${run.agentId} of run ${run.id} no longer exists`);
+  return { hasHistory: row.has_history, pendingApprovalId: row.pending_approval_id };
+}
+
+/**
+ * Whether the run may call the model: an approval answer is applied first (which needs the whole context: it runs
+ * the approved tools); a plain message is refused while an approval is pending.
+ */
+async function decide(trx: Knex.Transaction, run: Run): Promise<BeginRunResult> {
+  const request = run.request as unknown as RunRequest;
+  const approval = request.messages.find((message): message is RunInputApproval => message.type === 'approval');
+  if (!approval) {
+    const { hasHistory, pendingApprovalId } = await contextAtTurn(trx, run);
+    if (pendingApprovalId) return refusedWhilePending(pendingApprovalId);
+    return { proceed: true, ruleState: { calledTools: [], lastToolOutput: null, hasHistory } };
   }
-  if (pending) {
+  const context = await loadRunContext(trx, run.organizationId, run.id);
+  const ruleState: ToolRuleState = { calledTools: [], lastToolOutput: null, hasHistory: context.inContext.some((message) => message.role === 'assistant') };
+  const pending = await pendingApprovalRequest(trx, context);
+  if (!pending) {
     return {
       proceed: false,
       stopReason: 'error',
-      failure: {
-        errorType: 'PENDING_APPROVAL',
-        message: `The agent is waiting for an approval of ${pending.id}; answer it before sending a new message.`,
-      },
+      failure: { errorType: 'invalid_request', message: 'No tool call is currently awaiting approval.' },
     };
   }
+  await applyApprovals(trx, context, pending, approval, ruleState);
   return { proceed: true, ruleState };
+}
+
+function refusedWhilePending(pendingApprovalId: string): BeginRunResult {
+  return {
+    proceed: false,
+    stopReason: 'error',
+    failure: {
+      errorType: 'PENDING_APPROVAL',
+      message: `The agent is waiting for an approval of ${pendingApprovalId}; answer it before sending a new message.`,
+    },
+  };
 }

@@ -1,4 +1,5 @@
 import { runStatusFor, type StopReason } from '@engram/core';
+import type { Knex } from 'knex';
 import { Agent, AgentCall, Group, Run, type Database, type RunStatus } from '@engram/db';
 import { appendRunFrames, type Frame } from './run-log.js';
 import { unfinishedSuccessor } from './turn-order.js';
@@ -29,60 +30,63 @@ export type FinishRunResult = {
  */
 export function createFinishRun(deps: { db: Database }) {
   return async function finishRun(input: FinishRunInput): Promise<FinishRunResult> {
-    return deps.db.transaction(async (trx) => {
-      const run = await Run.query(trx).forOrg(input.organizationId).findById(input.runId).forUpdate();
-      if (!run) return { callbackUrl: null, status: runStatusFor(input.stopReason) };
-      if (run.status !== 'created' && run.status !== 'running') {
-        // A retry after the close committed: the next run in turn is told again, in case the first answer was lost.
-        const nextInTurn = await unfinishedSuccessor(trx, run);
-        return { callbackUrl: null, status: run.status, ...(nextInTurn ? { nextInTurn } : {}) };
-      }
-      // A call this run still waits on ends with it (the run was cancelled, failed or abandoned mid-call): its
-      // callee is told to stop, and the wait no longer counts when cycles are looked for.
-      const waiting = await AgentCall.query(trx).forOrg(input.organizationId).where({ callerRunId: run.id, status: 'waiting' });
-      if (waiting.length > 0) {
-        await AgentCall.query(trx).forOrg(input.organizationId).whereIn('id', waiting.map((call) => call.id)).patch({ status: 'cancelled' });
-        const calleeRunIds = waiting.flatMap((call) => (call.calleeRunId ? [call.calleeRunId] : []));
-        await Run.query(trx).forOrg(input.organizationId).whereIn('id', calleeRunIds).whereIn('status', ['created', 'running']).patch({ cancelRequested: true });
-      }
-      const completedAt = new Date();
-      const frames: Frame[] = [];
-      if (input.failure) {
-        frames.push({
-          message_type: 'error_message',
-          error_type: input.failure.errorType,
-          message: input.failure.message,
-          detail: null,
-        });
-      }
-      frames.push({ message_type: 'stop_reason', stop_reason: input.stopReason });
-      frames.push({ message_type: 'usage_statistics', ...input.usage, run_ids: [input.runId] });
-      await appendRunFrames(trx, { runId: run.id, organizationId: input.organizationId }, frames);
-      const durationMs = completedAt.getTime() - (run.startedAt ?? run.createdAt).getTime();
-      const status = runStatusFor(input.stopReason);
-      await Run.query(trx)
-        .forOrg(input.organizationId)
-        .findById(run.id)
-        .patch({
-          status,
-          stopReason: input.stopReason,
-          completedAt,
-          totalDurationNs: durationMs * 1_000_000,
-          usage: input.usage,
-          metadata: { ...run.metadata, ...(input.failure ? { error: input.failure } : {}) },
-        });
-      await Agent.query(trx).forOrg(input.organizationId).findById(run.agentId).patch({
-        lastRunCompletion: completedAt,
-        lastRunDurationMs: durationMs,
-        lastStopReason: input.stopReason,
-      });
-      const sleeptime =
-        status === 'completed' &&
-        (await Group.query(trx).forOrg(input.organizationId).where({ managerAgentId: run.agentId, managerType: 'sleeptime' }).resultSize()) > 0;
-      const nextInTurn = await unfinishedSuccessor(trx, run);
-      return { callbackUrl: run.callbackUrl, status, sleeptime, ...(nextInTurn ? { nextInTurn } : {}) };
-    });
+    return deps.db.transaction((trx) => closeRun(trx, input));
   };
+}
+
+/** `finishRun` inside a transaction of the caller's (a step that ends the run closes it in the step's own). */
+export async function closeRun(trx: Knex.Transaction, input: FinishRunInput): Promise<FinishRunResult> {
+  const run = await Run.query(trx).forOrg(input.organizationId).findById(input.runId).forUpdate();
+  if (!run) return { callbackUrl: null, status: runStatusFor(input.stopReason) };
+  if (run.status !== 'created' && run.status !== 'running') {
+    // A retry after the close committed: the next run in turn is told again, in case the first answer was lost.
+    const nextInTurn = await unfinishedSuccessor(trx, run);
+    return { callbackUrl: null, status: run.status, ...(nextInTurn ? { nextInTurn } : {}) };
+  }
+  // A call this run still waits on ends with it (the run was cancelled, failed or abandoned mid-call): its
+  // callee is told to stop, and the wait no longer counts when cycles are looked for.
+  const waiting = await AgentCall.query(trx).forOrg(input.organizationId).where({ callerRunId: run.id, status: 'waiting' });
+  if (waiting.length > 0) {
+    await AgentCall.query(trx).forOrg(input.organizationId).whereIn('id', waiting.map((call) => call.id)).patch({ status: 'cancelled' });
+    const calleeRunIds = waiting.flatMap((call) => (call.calleeRunId ? [call.calleeRunId] : []));
+    await Run.query(trx).forOrg(input.organizationId).whereIn('id', calleeRunIds).whereIn('status', ['created', 'running']).patch({ cancelRequested: true });
+  }
+  const completedAt = new Date();
+  const frames: Frame[] = [];
+  if (input.failure) {
+    frames.push({
+      message_type: 'error_message',
+      error_type: input.failure.errorType,
+      message: input.failure.message,
+      detail: null,
+    });
+  }
+  frames.push({ message_type: 'stop_reason', stop_reason: input.stopReason });
+  frames.push({ message_type: 'usage_statistics', ...input.usage, run_ids: [input.runId] });
+  await appendRunFrames(trx, { runId: run.id, organizationId: input.organizationId }, frames);
+  const durationMs = completedAt.getTime() - (run.startedAt ?? run.createdAt).getTime();
+  const status = runStatusFor(input.stopReason);
+  await Run.query(trx)
+    .forOrg(input.organizationId)
+    .findById(run.id)
+    .patch({
+      status,
+      stopReason: input.stopReason,
+      completedAt,
+      totalDurationNs: durationMs * 1_000_000,
+      usage: input.usage,
+      metadata: { ...run.metadata, ...(input.failure ? { error: input.failure } : {}) },
+    });
+  await Agent.query(trx).forOrg(input.organizationId).findById(run.agentId).patch({
+    lastRunCompletion: completedAt,
+    lastRunDurationMs: durationMs,
+    lastStopReason: input.stopReason,
+  });
+  const sleeptime =
+    status === 'completed' &&
+    (await Group.query(trx).forOrg(input.organizationId).where({ managerAgentId: run.agentId, managerType: 'sleeptime' }).resultSize()) > 0;
+  const nextInTurn = await unfinishedSuccessor(trx, run);
+  return { callbackUrl: run.callbackUrl, status, sleeptime, ...(nextInTurn ? { nextInTurn } : {}) };
 }
 
 /** Of these runs, the ones that have ended (a run deleted meanwhile counts as ended). */

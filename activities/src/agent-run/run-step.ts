@@ -1,10 +1,10 @@
 import { compactionDue, type StopReason, type TokenUsage, type ToolRuleState } from '@engram/core';
 import { Step, type Database, type SecretBox } from '@engram/db';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
-import { appliedOutcomeOf, createApplyModelTurn, type ApplyTurnOutcome } from './apply-turn.js';
+import { appliedOutcomeOf, createApplyTurn, type ApplyTurnOutcome } from './apply-turn.js';
 import { createBeginRun, type BeginRunResult } from './begin-run.js';
 import { createCallModel } from './call-model.js';
-import { createFinishRun, type FinishRunResult } from './finish-run.js';
+import { createFinishRun, type FinishRunInput, type FinishRunResult } from './finish-run.js';
 import type { ActivityTracing } from './spans.js';
 
 export type RunStepInput = {
@@ -51,7 +51,7 @@ type Deps = {
 export function createRunStep(deps: Deps) {
   const beginRun = createBeginRun(deps);
   const callModel = createCallModel(deps);
-  const applyModelTurn = createApplyModelTurn(deps);
+  const applyTurn = createApplyTurn(deps);
   const finishRun = createFinishRun(deps);
 
   return async function runStep(input: RunStepInput): Promise<RunStepResult> {
@@ -64,35 +64,44 @@ export function createRunStep(deps: Deps) {
     if (!ruleState) throw new Error(`step ${input.stepId} of run ${input.runId} has no rule state: only a first step begins the run`);
     const call = { runId: input.runId, organizationId: input.organizationId, stepId: input.stepId, stepIndex: input.stepIndex };
 
-    let usage: TokenUsage;
-    let contextWindow: number;
-    let applied: ApplyTurnOutcome;
+    /** How the run is closed when this step ends it: with the totals of all its steps, unless the context is due for compaction first. */
+    const closing = (usage: TokenUsage, contextWindow: number, stopReason: StopReason): FinishRunInput | undefined =>
+      compactionDue(usage, contextWindow)
+        ? undefined
+        : {
+            runId: input.runId,
+            organizationId: input.organizationId,
+            stopReason,
+            usage: {
+              prompt_tokens: input.usageSoFar.prompt_tokens + usage.prompt_tokens,
+              completion_tokens: input.usageSoFar.completion_tokens + usage.completion_tokens,
+              total_tokens: input.usageSoFar.total_tokens + usage.total_tokens,
+              step_count: input.usageSoFar.step_count + 1,
+            },
+            failure: null,
+          };
+
     const done = await Step.query(deps.db).forOrg(input.organizationId).findById(input.stepId);
     const appliedBefore = done && appliedOutcomeOf(done);
     if (done && appliedBefore) {
-      // A retry after this step's answer was applied: the step keeps its usage and outcome.
-      usage = { prompt_tokens: done.promptTokens, completion_tokens: done.completionTokens, total_tokens: done.totalTokens };
-      contextWindow = done.contextWindowLimit ?? 0;
-      applied = appliedBefore;
-    } else {
-      const turn = await callModel({ ...call, ruleState });
-      usage = turn.usage;
-      contextWindow = turn.contextWindow;
-      applied = await applyModelTurn({ ...call, maxSteps: input.maxSteps, ruleState, turn });
+      // A retry after this step's answer was applied: the step keeps its usage and outcome, and closing is idempotent.
+      const usage = { prompt_tokens: done.promptTokens, completion_tokens: done.completionTokens, total_tokens: done.totalTokens };
+      const contextWindow = done.contextWindowLimit ?? 0;
+      const close = appliedBefore.stop ? closing(usage, contextWindow, appliedBefore.stopReason) : undefined;
+      const finished = close ? await finishRun(close) : undefined;
+      return { usage, contextWindow, applied: appliedBefore, ...(finished && close ? { finished: { ...finished, stopReason: close.stopReason } } : {}) };
     }
-    if (!applied.stop || compactionDue(usage, contextWindow)) return { usage, contextWindow, applied };
-    const finished = await finishRun({
-      runId: input.runId,
-      organizationId: input.organizationId,
-      stopReason: applied.stopReason,
-      usage: {
-        prompt_tokens: input.usageSoFar.prompt_tokens + usage.prompt_tokens,
-        completion_tokens: input.usageSoFar.completion_tokens + usage.completion_tokens,
-        total_tokens: input.usageSoFar.total_tokens + usage.total_tokens,
-        step_count: input.usageSoFar.step_count + 1,
-      },
-      failure: null,
-    });
-    return { usage, contextWindow, applied, finished: { ...finished, stopReason: applied.stopReason } };
+    const turn = await callModel({ ...call, ruleState });
+    // Applied and, when the answer ends the run, closed in one transaction.
+    const { outcome, closed } = await applyTurn(
+      { ...call, maxSteps: input.maxSteps, ruleState, turn },
+      { closeWhenStopped: (stopped) => closing(turn.usage, turn.contextWindow, stopped.stopReason) },
+    );
+    return {
+      usage: turn.usage,
+      contextWindow: turn.contextWindow,
+      applied: outcome,
+      ...(closed && outcome.stop ? { finished: { ...closed, stopReason: outcome.stopReason } } : {}),
+    };
   };
 }
