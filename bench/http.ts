@@ -31,6 +31,18 @@ export function createEngramHttpClient(baseUrl: string, apiKey: string) {
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
 
+  /** Posts a send answered in one response, timed from the request to the whole answer, checked to be the scripted reply. */
+  const syncSend = async (path: string, body: unknown, what: string): Promise<SyncSendResult> => {
+    const sentAtMs = wallClockMs();
+    const response = await call(path, { method: 'POST', body });
+    if (!response.ok) throw await failure(response, what);
+    const { messages } = (await response.json()) as { messages: Array<{ message_type: string; content?: unknown }> };
+    const receivedAtMs = wallClockMs();
+    const reply = messages.find((message) => message.message_type === 'assistant_message');
+    if (reply?.content !== SCRIPTED_REPLY) throw new Error(`unexpected reply: ${JSON.stringify(messages)}`);
+    return { runId: response.headers.get('x-run-id') ?? '', sentAtMs, receivedAtMs };
+  };
+
   return {
     async createAgent(name: string): Promise<string> {
       const response = await call('/agents', {
@@ -77,14 +89,7 @@ export function createEngramHttpClient(baseUrl: string, apiKey: string) {
 
     /** A sync send; resolves once the whole response is read and checked. */
     async sendMessage(agentId: string, text: string): Promise<SyncSendResult> {
-      const sentAtMs = wallClockMs();
-      const response = await call(`/agents/${agentId}/messages`, { method: 'POST', body: { messages: [{ role: 'user', content: text }] } });
-      if (!response.ok) throw await failure(response, 'POST /v1/agents/{id}/messages');
-      const body = (await response.json()) as { messages: Array<{ message_type: string; content?: unknown }> };
-      const receivedAtMs = wallClockMs();
-      const reply = body.messages.find((message) => message.message_type === 'assistant_message');
-      if (reply?.content !== SCRIPTED_REPLY) throw new Error(`unexpected reply: ${JSON.stringify(body.messages)}`);
-      return { runId: response.headers.get('x-run-id') ?? '', sentAtMs, receivedAtMs };
+      return syncSend(`/agents/${agentId}/messages`, { messages: [{ role: 'user', content: text }] }, 'POST /v1/agents/{id}/messages');
     },
 
     /** A streamed send with default options (pings on), timed at its first body byte, first message and end. */
@@ -119,17 +124,8 @@ export function createEngramHttpClient(baseUrl: string, apiKey: string) {
 
     /** A sync send to a conversation (`streaming: false`); resolves once the whole response is read and checked. */
     async sendToConversation(conversationId: string, text: string): Promise<SyncSendResult> {
-      const sentAtMs = wallClockMs();
-      const response = await call(`/conversations/${conversationId}/messages`, {
-        method: 'POST',
-        body: { messages: [{ role: 'user', content: text }], streaming: false },
-      });
-      if (!response.ok) throw await failure(response, 'POST /v1/conversations/{id}/messages');
-      const body = (await response.json()) as { messages: Array<{ message_type: string; content?: unknown }> };
-      const receivedAtMs = wallClockMs();
-      const reply = body.messages.find((message) => message.message_type === 'assistant_message');
-      if (reply?.content !== SCRIPTED_REPLY) throw new Error(`unexpected reply: ${JSON.stringify(body.messages)}`);
-      return { runId: response.headers.get('x-run-id') ?? '', sentAtMs, receivedAtMs };
+      const body = { messages: [{ role: 'user', content: text }], streaming: false };
+      return syncSend(`/conversations/${conversationId}/messages`, body, 'POST /v1/conversations/{id}/messages');
     },
 
     async listMessages(agentId: string, limit: number): Promise<number> {

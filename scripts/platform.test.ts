@@ -185,7 +185,7 @@ describe('npm start keeps every process up: runs in flight survive killing all o
   it('SIGKILLs the worker, the API and the Temporal dev server and terminates every PostgreSQL backend mid-run: every run completes, each message once, in order, one answer each', async () => {
     model = await startScriptedModelServer({ models: ['gpt-4o-mini'] });
     // Slow answers keep the runs in flight while everything is killed.
-    model.onRequest(() => ({ type: 'text', text: 'noted', delayMs: 1_500 }));
+    model.onRequest(() => ({ type: 'text', text: 'noted', delayMs: 3_000 }));
     await createDatabaseIfMissing(inject('postgresAdminUrl'), databaseName);
     const port = await freePort();
     const temporalPort = String(await freePort());

@@ -1,16 +1,10 @@
 import type { Database } from '@engram/db';
 import type { EngramHttpClient } from '../http.js';
+import type { ThroughputMeasurement } from './throughput.js';
 
-export type ConversationsMeasurement = {
+export type ConversationsMeasurement = ThroughputMeasurement & {
   conversations: number;
   messagesPerConversation: number;
-  attempted: number;
-  completed: number;
-  errors: number;
-  firstErrors: string[];
-  wallMs: number;
-  messagesPerSecond: number;
-  latenciesMs: number[];
   /** The most runs of the agent executing at one moment (from each run's recorded start and end). */
   mostRunsAtOnce: number;
   /** Pairs of runs of one conversation whose executions overlapped in time: must be 0. */

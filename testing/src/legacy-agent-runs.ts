@@ -1,5 +1,5 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { AgentRunClient, EnqueueRun } from '@engram/temporal';
+import type { Client } from '@temporalio/client';
+import { createAgentRunClient, type AgentRunClient, type EnqueueRun } from '@engram/temporal';
 import { agentQueueWorkflowId } from '@engram/workflows/agent-run/ids';
 import { enqueueRunSignal } from '@engram/workflows/agent-run/messages';
 import { AGENT_ID, ORGANIZATION_ID, RUN_TYPE } from '@engram/workflows/search-attributes';
@@ -25,14 +25,7 @@ export function createLegacyAgentRunClient(deps: { client: Client; taskQueue: st
         ],
       });
     },
-    async cancel(runId: string) {
-      try {
-        await deps.client.workflow.getHandle(runId).cancel();
-        return true;
-      } catch (error) {
-        if (error instanceof WorkflowNotFoundError) return false;
-        throw error;
-      }
-    },
+    // Cancelling was the same then: the run's workflow, by the run id.
+    cancel: createAgentRunClient(deps).cancel,
   };
 }

@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { agentRunWorkflowV2 } from '@engram/workflows/agent-run/run-workflow';
-import { AGENT_ID, ORGANIZATION_ID, RUN_STATUS, RUN_TYPE } from '@engram/workflows/search-attributes';
+import { runWorkflowAttributes } from '@engram/workflows/search-attributes';
 
 /** `conversationId`: the conversation the run answers in; absent (or null) for the agent's default conversation. */
 export type EnqueueRun = { runId: string; agentId: string; organizationId: string; maxSteps: number; runType: string; conversationId?: string | null };
@@ -25,13 +25,7 @@ export function createAgentRunClient(deps: { client: Client; taskQueue: string }
             maxSteps: run.maxSteps,
             ...(run.conversationId ? { conversationId: run.conversationId } : {}),
           }],
-          typedSearchAttributes: [
-            { key: ORGANIZATION_ID, value: run.organizationId },
-            { key: AGENT_ID, value: run.agentId },
-            { key: RUN_TYPE, value: run.runType },
-            { key: RUN_STATUS, value: 'running' },
-          ],
-          memo: { organizationId: run.organizationId, agentId: run.agentId, runType: run.runType },
+          ...runWorkflowAttributes(run),
         });
       } catch (error) {
         // A retried start of the same run: its workflow already runs it.

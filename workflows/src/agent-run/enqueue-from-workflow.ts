@@ -1,5 +1,5 @@
 import { getExternalWorkflowHandle, ParentClosePolicy, patched, startChild } from '@temporalio/workflow';
-import { AGENT_ID, ORGANIZATION_ID, RUN_STATUS, RUN_TYPE } from '../search-attributes.js';
+import { AGENT_ID, ORGANIZATION_ID, RUN_TYPE, runWorkflowAttributes } from '../search-attributes.js';
 import { agentQueueWorkflowId } from './ids.js';
 import { enqueueRunSignal } from './messages.js';
 import type { AgentRunInput, QueueInput, QueuedRun } from './types.js';
@@ -32,13 +32,7 @@ export async function enqueueAgentRun(target: { agentId: string; organizationId:
     workflowId: run.runId,
     args,
     parentClosePolicy: ParentClosePolicy.ABANDON,
-    typedSearchAttributes: [
-      { key: ORGANIZATION_ID, value: target.organizationId },
-      { key: AGENT_ID, value: target.agentId },
-      { key: RUN_TYPE, value: run.runType },
-      { key: RUN_STATUS, value: 'running' },
-    ],
-    memo: { organizationId: target.organizationId, agentId: target.agentId, runType: run.runType },
+    ...runWorkflowAttributes({ organizationId: target.organizationId, agentId: target.agentId, runType: run.runType }),
   });
 }
 
