@@ -98,12 +98,20 @@ async function applyApprovals(
 
 /**
  * Lists the run's inputs where its turn begins: after everything earlier runs of the agent wrote, so a send
- * queued behind a running turn reads after that turn's answer, as it is answered. The inputs were stored
- * when the run was accepted; only their place (sequence) and date move.
+ * queued behind a running turn reads after that turn's answer, as it is answered. The inputs of the runs queued
+ * behind this one move with it, after it, so the history keeps listing what was sent in the order it was sent;
+ * each moves again when its own turn begins. The inputs were stored when the run was accepted; only their place
+ * (sequence) and date move.
  */
 async function listInputsAtTurn(trx: Knex.Transaction, run: Run): Promise<void> {
+  const queuedBehind = (await trx('runs')
+    .select('pendingInputIds')
+    .where({ organizationId: run.organizationId, agentId: run.agentId, status: 'created' })
+    .whereRaw('conversation_id is not distinct from ?', [run.conversationId ?? null])
+    .whereRaw('(created_at, id) > (select created_at, id from runs where id = ?)', [run.id])
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])) as Array<{ pendingInputIds: string[] }>;
   const at = Date.now();
-  for (const [index, messageId] of run.pendingInputIds.entries()) {
+  for (const [index, messageId] of [...run.pendingInputIds, ...queuedBehind.flatMap((queued) => queued.pendingInputIds)].entries()) {
     await trx('messages')
       .where({ organizationId: run.organizationId, id: messageId })
       .update({ sequence: trx.raw(`nextval(pg_get_serial_sequence('messages', 'sequence'))`), createdAt: new Date(at + index) });

@@ -189,7 +189,7 @@ describe('datasets and A/B tests in the console', () => {
     await page.waitForURL(/\/runs\//);
     const results = page.getByTestId('run-result');
     await poll(() => results.count()).toBe(4);
-    expect(await page.getByTestId('result-message').allTextContents()).toEqual(['What is 2+2?', 'Name a colour', 'Capital of France?', 'Say hi']);
+    await poll(() => page.getByTestId('result-message').allTextContents()).toEqual(['What is 2+2?', 'Name a colour', 'Capital of France?', 'Say hi']);
     expect(await page.getByTestId('result-answer').allTextContents()).toEqual(['4', 'The sky is blue', 'Paris', 'hello from version 1']);
     expect(await page.getByTestId('result-score').allTextContents()).toEqual(['100%', '100%', '100%', '—']);
     expect(await results.first().getByTestId('result-tokens').textContent()).toBe('32');

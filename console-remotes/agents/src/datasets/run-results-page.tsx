@@ -98,7 +98,13 @@ export function RunResultsPage() {
                   <Table.Tr key={result.itemId} data-testid="run-result" data-status={result.status}>
                     <Table.Td>
                       <Text size="sm" data-testid="result-message">
-                        {item ? item.createMessage.content : <Text span c="dimmed" size="xs">deleted item</Text>}
+                        {item ? (
+                          item.createMessage.content
+                        ) : (
+                          <Text span c="dimmed" size="xs">
+                            {items.isPending ? 'loading…' : 'deleted item'}
+                          </Text>
+                        )}
                       </Text>
                     </Table.Td>
                     <Table.Td>
