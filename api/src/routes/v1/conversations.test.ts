@@ -130,11 +130,12 @@ describe('conversations through the client', () => {
     bAnswered.open();
     await Promise.all([a1, a2]);
 
-    // A2's prompt follows A1's whole turn, and neither conversation saw the other's messages.
+    // A2's prompt follows A1's whole turn, and neither conversation saw the other's messages. (Quoted: the system
+    // prompt names the agent, whose id may contain "a1" or "b1".)
     const a2Prompt = JSON.stringify(promptOf('a2')?.messages);
-    expect(a2Prompt.indexOf('a1')).toBeLessThan(a2Prompt.indexOf('answer a1'));
-    expect(a2Prompt).not.toContain('b1');
-    expect(JSON.stringify(promptOf('b1')?.messages)).not.toContain('a1');
+    expect(a2Prompt.indexOf('"a1"')).toBeLessThan(a2Prompt.indexOf('"answer a1"'));
+    expect(a2Prompt).not.toContain('"b1"');
+    expect(JSON.stringify(promptOf('b1')?.messages)).not.toContain('"a1"');
     const runs = await Run.query(stack.db).whereIn('conversationId', [a.id, b.id]);
     const [byA, byB] = [runs.filter((run) => run.conversationId === a.id), runs.filter((run) => run.conversationId === b.id)];
     const [first, second] = byA.sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime());
