@@ -44,6 +44,8 @@ export type BenchResults = {
     latencyMs: Summary;
     /** CPU time per completed send, by process; null where it could not be read. */
     cpuMsPerMessage: { benchProcess: number; workerProcess: number | null; temporalServer: number | null; postgres: number | null };
+    /** The bare workflow with as many lanes, right after: the engine's own ceiling on this machine. */
+    bareTemporal: { workflowsPerSecond: number; cpuMsPerWorkflow: { benchProcess: number; temporalServer: number | null } };
   };
   /** One agent, many conversations at once: throughput, and what ran concurrently (bench/scenarios/conversations.ts). */
   conversations: Omit<ConversationsMeasurement, 'latenciesMs'> & { latencyMs: Summary };
@@ -140,6 +142,9 @@ export function formatReport(results: BenchResults): string {
         ...(setup.workerPlacement === 'child-process' ? [['CPU per message: worker process', cpuCell(throughput.cpuMsPerMessage.workerProcess)]] : []),
         ['CPU per message: PostgreSQL', cpuCell(throughput.cpuMsPerMessage.postgres)],
         ['CPU per message: Temporal server', cpuCell(throughput.cpuMsPerMessage.temporalServer)],
+        ['bare Temporal, as many lanes: workflows/s', throughput.bareTemporal.workflowsPerSecond.toFixed(1)],
+        ['bare Temporal: CPU per workflow, this process / Temporal server', `${ms(throughput.bareTemporal.cpuMsPerWorkflow.benchProcess)} / ${cpuCell(throughput.bareTemporal.cpuMsPerWorkflow.temporalServer)}`],
+        ['Engram / bare Temporal throughput', `${(throughput.messagesPerSecond / throughput.bareTemporal.workflowsPerSecond).toFixed(2)}x`],
       ],
     ),
     ...throughput.firstErrors.map((error) => `   error: ${error}`),

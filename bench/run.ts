@@ -22,6 +22,7 @@ import { measureOneStepOverhead } from './scenarios/one-step.js';
 import { breakDownSends } from './scenarios/send-breakdown.js';
 import { measureStreamLatency } from './scenarios/sse.js';
 import { measureThroughput } from './scenarios/throughput.js';
+import { measureBareThroughput } from './scenarios/bare-throughput.js';
 import { measureConversations } from './scenarios/conversations.js';
 import { measureBatchThroughput } from './scenarios/batch.js';
 import { measureObservability } from './scenarios/observability.js';
@@ -212,6 +213,10 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
   );
   const completedSends = Math.max(1, throughput.completed);
   const perMessage = (ms: number | null) => (ms === null ? null : ms / completedSends);
+  log(`4/10 throughput of the bare workflow: ${THROUGHPUT_AGENTS} lanes x ${THROUGHPUT_MESSAGES_PER_AGENT} workflows`);
+  const { result: bareThroughput, cpu: bareCpu } = await cpuMeter.measure(() =>
+    measureBareThroughput(bare, { lanes: THROUGHPUT_AGENTS, workflowsPerLane: THROUGHPUT_MESSAGES_PER_AGENT }),
+  );
 
   log(`5/10 conversations: 1 agent x ${CONVERSATIONS} conversations x ${MESSAGES_PER_CONVERSATION} messages`);
   const [conversationsAgent] = (await createAgents(client, 'conversations', 1)) as [string];
@@ -277,6 +282,13 @@ async function runBench(options: BenchOptions, teardown: ReturnType<typeof creat
         workerProcess: perMessage(cpu.workerProcessMs),
         temporalServer: perMessage(cpu.temporalServerMs),
         postgres: perMessage(cpu.postgresMs),
+      },
+      bareTemporal: {
+        workflowsPerSecond: bareThroughput.workflowsPerSecond,
+        cpuMsPerWorkflow: {
+          benchProcess: bareCpu.benchProcessMs / bareThroughput.workflows,
+          temporalServer: bareCpu.temporalServerMs === null ? null : bareCpu.temporalServerMs / bareThroughput.workflows,
+        },
       },
     },
     conversations: { ...conversations, latencyMs: summarize(conversationLatenciesMs) },

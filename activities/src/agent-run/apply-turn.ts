@@ -157,31 +157,31 @@ class StepWriter {
 /**
  * Appends a step's messages to the agent's context window and records the step. The run's first step puts
  * its inputs there first: a run that fails or is cancelled before any step leaves them in history only, as
- * the reference does, so the agent's next turn does not read a message it never answered.
+ * the reference does, so the agent's next turn does not read a message it never answered. `lockedIds`: the
+ * context window as the step's transaction locked it. Returns the step's frames for the run log; the caller
+ * appends them, together with the closing frames when the step ends the run.
  */
 async function closeStep(
   trx: Knex.Transaction,
   context: RunContext,
   input: { organizationId: string; stepId: string },
-  writer: StepWriter,
-  record: StepRecord,
-  memoryChanged: boolean,
+  step: { writer: StepWriter; record: StepRecord; memoryChanged: boolean; lockedIds: string[] },
   now: Date,
-): Promise<void> {
+): Promise<Frame[]> {
   const { run } = context;
-  const owner = contextOwnerOf(run);
+  const { writer, record } = step;
   const newIds = [...writer.stored, ...writer.produced]
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
     .map((message) => message.id);
-  await setContextMessageIds(trx, owner, [...(await contextMessageIds(trx, owner)), ...run.pendingInputIds, ...newIds]);
+  await setContextMessageIds(trx, contextOwnerOf(run), [...step.lockedIds, ...run.pendingInputIds, ...newIds]);
   if (run.pendingInputIds.length > 0) await Run.query(trx).forOrg(input.organizationId).findById(run.id).patch({ pendingInputIds: [] });
-  if (memoryChanged) await recompileSystemMessage(trx, input.organizationId, run.agentId, now);
+  if (step.memoryChanged) await recompileSystemMessage(trx, input.organizationId, run.agentId, now);
   const stopReason = record.phase === 'done' && record.outcome.stop ? record.outcome.stopReason : null;
   await Step.query(trx).forOrg(input.organizationId).findById(input.stepId).patch({
     stopReason,
     outcome: record as unknown as Record<string, unknown>,
   });
-  await appendRunFrames(trx, { runId: run.id, organizationId: input.organizationId }, framesFor(writer.produced, context));
+  return framesFor(writer.produced, context);
 }
 
 function decideAfterCalls(
@@ -217,7 +217,14 @@ function limitSteps(outcome: StepOutcome, input: { stepIndex: number; maxSteps: 
  * `closeWhenStopped`: given the outcome of a step that ends the run, what to close the run with (nothing: leave it
  * open); the run is then closed in the step's own transaction. `closed` is that close's result.
  */
-export type ApplyTurnOptions = { closeWhenStopped?: (outcome: Extract<StepOutcome, { stop: true }>) => FinishRunInput | undefined };
+export type ApplyTurnOptions = {
+  closeWhenStopped?: (outcome: Extract<StepOutcome, { stop: true }>) => FinishRunInput | undefined;
+  /**
+   * The run's context as loaded for this step's model call, so the step reads it once: the answer is applied to the
+   * agent the model saw. The run row and the context window are still read again, under the step's locks.
+   */
+  context?: RunContext;
+};
 export type AppliedTurn = { outcome: ApplyTurnOutcome; closed?: FinishRunResult };
 
 export function createApplyModelTurn(deps: { db: Database; tracing?: ActivityTracing; requestTopUp?: (organizationId: string) => Promise<void> }) {
@@ -239,16 +246,16 @@ export function createApplyTurn(deps: { db: Database; tracing?: ActivityTracing;
       if (applied) return applied;
       // A run closed meanwhile (cancelled while its model answered, its workflow gone on to close it) takes no more
       // answers; the lock orders this with the close, which takes it too.
-      const current = await Run.query(trx).forOrg(input.organizationId).findById(input.runId).forUpdate().select('status', 'stopReason');
-      if (current?.status !== 'running') {
-        return { stop: true, stopReason: (current?.stopReason as StopReason | null | undefined) ?? 'cancelled', ruleState: input.ruleState };
+      const locked = await Run.query(trx).forOrg(input.organizationId).findById(input.runId).forUpdate();
+      if (locked?.status !== 'running') {
+        return { stop: true, stopReason: (locked?.stopReason as StopReason | null | undefined) ?? 'cancelled', ruleState: input.ruleState };
       }
 
-      const context = await loadRunContext(trx, input.organizationId, input.runId);
+      const context = options.context ? { ...options.context, run: locked } : await loadRunContext(trx, input.organizationId, input.runId);
       const { run, snapshot, request } = context;
       // Serializes updates of this context window (the agent's, or its conversation's) with API writes (reset,
       // compaction); other conversations of the agent step meanwhile.
-      await contextMessageIds(trx, contextOwnerOf(run), { lock: true });
+      const lockedIds = await contextMessageIds(trx, contextOwnerOf(run), { lock: true });
       const now = new Date();
       const { turn } = input;
       await Step.query(trx).insert({
@@ -387,11 +394,10 @@ export function createApplyTurn(deps: { db: Database; tracing?: ActivityTracing;
         };
       }
 
-      await closeStep(trx, context, input, writer, record, memoryChanged, now);
-      if (record.phase === 'done' && record.outcome.stop) {
-        const closing = options.closeWhenStopped?.(record.outcome);
-        if (closing) closed = await closeRun(trx, closing);
-      }
+      const frames = await closeStep(trx, context, input, { writer, record, memoryChanged, lockedIds }, now);
+      const closing = record.phase === 'done' && record.outcome.stop ? options.closeWhenStopped?.(record.outcome) : undefined;
+      if (closing) closed = await closeRun(trx, closing, { lockedRun: run, framesBefore: frames });
+      else await appendRunFrames(trx, { runId: run.id, organizationId: input.organizationId }, frames);
       return record.phase === 'done' ? record.outcome : { stop: false, ruleState: record.ruleState, pendingToolCalls: record.pendingToolCalls };
     });
     // After the commit, so the top-up reads the charged balance. The step stands whether or not the signal gets
@@ -416,7 +422,7 @@ export function createCompleteToolStep(deps: { db: Database }) {
 
       const context = await loadRunContext(trx, input.organizationId, input.runId);
       const { run, snapshot } = context;
-      await contextMessageIds(trx, contextOwnerOf(run), { lock: true });
+      const lockedIds = await contextMessageIds(trx, contextOwnerOf(run), { lock: true });
       const writer = new StepWriter(trx, { organizationId: run.organizationId, agentId: run.agentId, runId: run.id, stepId: input.stepId, ...messageTagsOf(run) }, record.nextMessageAt);
       const state = { ...record, ruleState: { ...record.ruleState } };
       const results = new Map(input.results.map((result) => [result.toolCallId, result]));
@@ -430,7 +436,8 @@ export function createCompleteToolStep(deps: { db: Database }) {
       const { outcome, reminder } = decideAfterCalls(context, state, input);
       if (reminder) await writer.write({ role: 'user', content: [{ type: 'text', text: reminder }] }, 'stored');
       const now = new Date();
-      await closeStep(trx, context, input, writer, { phase: 'done', outcome }, false, now);
+      const frames = await closeStep(trx, context, input, { writer, record: { phase: 'done', outcome }, memoryChanged: false, lockedIds }, now);
+      await appendRunFrames(trx, { runId: run.id, organizationId: input.organizationId }, frames);
       return outcome;
     });
   };

@@ -14,7 +14,7 @@ import {
 } from '@engram/core';
 import { modelCallRefusal, StepTrace, takeModelCall, type Database, type LlmConfig, type SecretBox } from '@engram/db';
 import { classifyProviderError, createModelClient, ModelCallError, providerFor, type BaseProviderConfig } from '@engram/integrations/llm';
-import { loadRunContext } from './context.js';
+import { loadRunContext, type RunContext } from './context.js';
 import { publishDelta } from './run-log.js';
 import { inSpan, tracingOf, type ActivityTracing } from './spans.js';
 
@@ -70,8 +70,9 @@ async function admitModelCall(db: Database, input: CallModelInput, llmConfig: Ll
 
 export function createCallModel(deps: Deps) {
   const { tracer, recordContent } = tracingOf(deps);
-  return async function callModel(input: CallModelInput): Promise<CallModelResult> {
-    const context = await loadRunContext(deps.db, input.organizationId, input.runId);
+  /** `loaded`: the run's context as the caller loaded it for this step, so it is read once per step. */
+  return async function callModel(input: CallModelInput, loaded?: RunContext): Promise<CallModelResult> {
+    const context = loaded ?? (await loadRunContext(deps.db, input.organizationId, input.runId));
     const { request } = buildStepRequest({
       snapshot: context.snapshot,
       inContext: context.inContext,

@@ -34,9 +34,17 @@ export function createFinishRun(deps: { db: Database }) {
   };
 }
 
-/** `finishRun` inside a transaction of the caller's (a step that ends the run closes it in the step's own). */
-export async function closeRun(trx: Knex.Transaction, input: FinishRunInput): Promise<FinishRunResult> {
-  const run = await Run.query(trx).forOrg(input.organizationId).findById(input.runId).forUpdate();
+/**
+ * `finishRun` inside a transaction of the caller's (a step that ends the run closes it in the step's own). That
+ * caller passes the run row it locked (`lockedRun`) and the step's frames (`framesBefore`), which go into the run
+ * log ahead of the closing ones, in one append.
+ */
+export async function closeRun(
+  trx: Knex.Transaction,
+  input: FinishRunInput,
+  step: { lockedRun?: Run; framesBefore?: Frame[] } = {},
+): Promise<FinishRunResult> {
+  const run = step.lockedRun ?? (await Run.query(trx).forOrg(input.organizationId).findById(input.runId).forUpdate());
   if (!run) return { callbackUrl: null, status: runStatusFor(input.stopReason) };
   if (run.status !== 'created' && run.status !== 'running') {
     // A retry after the close committed: the next run in turn is told again, in case the first answer was lost.
@@ -52,7 +60,7 @@ export async function closeRun(trx: Knex.Transaction, input: FinishRunInput): Pr
     await Run.query(trx).forOrg(input.organizationId).whereIn('id', calleeRunIds).whereIn('status', ['created', 'running']).patch({ cancelRequested: true });
   }
   const completedAt = new Date();
-  const frames: Frame[] = [];
+  const frames: Frame[] = [...(step.framesBefore ?? [])];
   if (input.failure) {
     frames.push({
       message_type: 'error_message',

@@ -1,9 +1,11 @@
+import { Context } from '@temporalio/activity';
 import { compactionDue, type StopReason, type TokenUsage, type ToolRuleState } from '@engram/core';
 import { Step, type Database, type SecretBox } from '@engram/db';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
 import { appliedOutcomeOf, createApplyTurn, type ApplyTurnOutcome } from './apply-turn.js';
 import { createBeginRun, type BeginRunResult } from './begin-run.js';
 import { createCallModel } from './call-model.js';
+import { loadRunContext } from './context.js';
 import { createFinishRun, type FinishRunInput, type FinishRunResult } from './finish-run.js';
 import type { ActivityTracing } from './spans.js';
 
@@ -81,7 +83,8 @@ export function createRunStep(deps: Deps) {
             failure: null,
           };
 
-    const done = await Step.query(deps.db).forOrg(input.organizationId).findById(input.stepId);
+    // Only a retry can find its step applied: the first attempt saves the lookup.
+    const done = Context.current().info.attempt > 1 ? await Step.query(deps.db).forOrg(input.organizationId).findById(input.stepId) : undefined;
     const appliedBefore = done && appliedOutcomeOf(done);
     if (done && appliedBefore) {
       // A retry after this step's answer was applied: the step keeps its usage and outcome, and closing is idempotent.
@@ -91,11 +94,12 @@ export function createRunStep(deps: Deps) {
       const finished = close ? await finishRun(close) : undefined;
       return { usage, contextWindow, applied: appliedBefore, ...(finished && close ? { finished: { ...finished, stopReason: close.stopReason } } : {}) };
     }
-    const turn = await callModel({ ...call, ruleState });
+    const context = await loadRunContext(deps.db, input.organizationId, input.runId);
+    const turn = await callModel({ ...call, ruleState }, context);
     // Applied and, when the answer ends the run, closed in one transaction.
     const { outcome, closed } = await applyTurn(
       { ...call, maxSteps: input.maxSteps, ruleState, turn },
-      { closeWhenStopped: (stopped) => closing(turn.usage, turn.contextWindow, stopped.stopReason) },
+      { closeWhenStopped: (stopped) => closing(turn.usage, turn.contextWindow, stopped.stopReason), context },
     );
     return {
       usage: turn.usage,
