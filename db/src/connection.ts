@@ -17,3 +17,8 @@ export function createDatabase(options: DatabaseOptions): Database {
     ...knexSnakeCaseMappers(),
   });
 }
+
+/** Whether queries through `db` share one connection (a transaction), so they cannot run at once. */
+export function isTransaction(db: Knex): db is Knex.Transaction {
+  return 'isTransaction' in db && db.isTransaction === true;
+}

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { Agent } from '../models/agent.js';
 import { Block } from '../models/block.js';
 import { Tool } from '../models/tool.js';
+import { isTransaction } from '../connection.js';
 
 /** Everything the agent loop and the context view need of an agent, in one consistent read. */
 export async function loadAgentSnapshot(
@@ -10,23 +11,26 @@ export async function loadAgentSnapshot(
   organizationId: string,
   agentId: string,
 ): Promise<AgentSnapshot | undefined> {
-  const agent = await Agent.query(db).forOrg(organizationId).findById(agentId);
-  if (!agent) return undefined;
-  // Sequential on purpose: callers pass a transaction, whose queries share one connection.
-  const [blocks, tools] = [
-    await Block.query(db)
+  const agentRow = () => Agent.query(db).forOrg(organizationId).findById(agentId);
+  const blockRows = () =>
+    Block.query(db)
       .forOrg(organizationId)
       .join('agent_blocks', 'agent_blocks.block_id', 'blocks.id')
       .where('agent_blocks.agent_id', agentId)
       .orderBy([{ column: 'agent_blocks.position' }, { column: 'blocks.created_at' }])
-      .select('blocks.*'),
-    await Tool.query(db)
+      .select('blocks.*');
+  const toolRows = () =>
+    Tool.query(db)
       .forOrg(organizationId)
       .join('agent_tools', 'agent_tools.tool_id', 'tools.id')
       .where('agent_tools.agent_id', agentId)
       .orderBy('tools.name')
-      .select('tools.*'),
-  ] as const;
+      .select('tools.*');
+  // A transaction's queries share one connection and run one after another; on the pool, the three go at once.
+  const [agent, blocks, tools] = isTransaction(db)
+    ? [await agentRow(), await blockRows(), await toolRows()]
+    : await Promise.all([agentRow(), blockRows(), toolRows()]);
+  if (!agent) return undefined;
   return {
     id: agent.id,
     organizationId,
