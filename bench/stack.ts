@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import { createDatabase, createSecretBox, type Database, type SecretBox } from '@engram/db';
 import { createTemporalClient, createWorker } from '@engram/temporal';
 import { buildApp, createNotificationHub, createServices, parseApiConfig, type BaseProvider } from '@engram/api';
+import { createTelemetry, type Telemetry } from '@engram/integrations/telemetry';
 import type { BenchEndpoints } from './infra.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -68,6 +69,8 @@ async function startInProcessWorker(
 ): Promise<RunningWorker> {
   // A pool of its own with the production default size, as the worker process would have.
   const db = createDatabase({ url: endpoints.databaseUrl });
+  // Spans of runs, steps and model calls, stored in PostgreSQL for the console, as worker-main.ts records them.
+  const telemetry = createTelemetry({ db, serviceName: 'engram-worker', recordContent: false });
   const queryCount = countQueries(db);
   const meteringCount = countQueries(db, isMeteringStatement);
   const { worker, connection } = await createWorker({
@@ -76,6 +79,7 @@ async function startInProcessWorker(
     taskQueue,
     workflowBundlePath: endpoints.workflowBundlePath,
     activityDeps: { db, baseProviders, secrets },
+    telemetry,
   });
   const running = worker.run();
   return {
@@ -86,6 +90,7 @@ async function startInProcessWorker(
       worker.shutdown();
       await running;
       await connection.close();
+      await telemetry.shutdown();
       await db.destroy();
     },
   };
@@ -114,8 +119,9 @@ function startWorkerProcess(env: NodeJS.ProcessEnv): RunningWorker {
 
 /**
  * The platform as `npm start` composes it (api/src/server.ts, temporal/src/worker-main.ts), with the
- * test stack's shortcuts removed: production pool sizes and stream settings, and a worker that is
- * either in this process or a real worker process. Everything listens on loopback.
+ * test stack's shortcuts removed: production pool sizes and stream settings, the spans of every request, run, step
+ * and model call recorded in PostgreSQL (metering is always on), and a worker that is either in this process or a
+ * real worker process. Everything listens on loopback.
  */
 export async function startBenchStack(
   endpoints: BenchEndpoints,
@@ -134,7 +140,10 @@ export async function startBenchStack(
     const db = createDatabase({ url: endpoints.databaseUrl });
     stops.push(() => db.destroy());
     const apiQueryCount = countQueries(db);
-    const temporal = await createTemporalClient({ address: endpoints.temporalAddress, namespace: NAMESPACE });
+    // The API traces each request and carries its trace into the run's workflow, as api/src/server.ts does.
+    const telemetry: Telemetry = createTelemetry({ db, serviceName: 'engram-api', recordContent: false });
+    stops.push(() => telemetry.shutdown());
+    const temporal = await createTemporalClient({ address: endpoints.temporalAddress, namespace: NAMESPACE, tracer: telemetry.tracer });
     stops.push(() => temporal.connection.close());
     const notifications = await createNotificationHub({ databaseUrl: endpoints.databaseUrl });
     stops.push(() => notifications.close());
@@ -143,6 +152,7 @@ export async function startBenchStack(
       config: { ...parseApiConfig({}), port: 0, logLevel: 'silent', streamPingIntervalMs: 20_000 },
       services,
       logger: false,
+      tracer: telemetry.tracer,
     });
     const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
     stops.push(() => app.close());
@@ -156,6 +166,7 @@ export async function startBenchStack(
       config: { ...parseApiConfig({ ENGRAM_BILLING: 'on' }), port: 0, logLevel: 'silent', streamPingIntervalMs: 20_000 },
       services: billedServices,
       logger: false,
+      tracer: telemetry.tracer,
     });
     const billedBaseUrl = await billedApp.listen({ port: 0, host: '127.0.0.1' });
     stops.push(() => billedApp.close());
