@@ -42,8 +42,15 @@ const step = async (org: Org) => {
   expect(sent.status, JSON.stringify(sent.body)).toBe(200);
 };
 
-/** The top-up workflow's own outcome, once it has ended. */
-const topUpResult = (org: Org) => ctx.stack.temporal.workflow.getHandle(`auto-top-up-${org.user.organizationId}`).result() as Promise<{ topUps: number }>;
+/**
+ * The top-up workflow's own outcome, once it has ended. A step asks for the top-up after its transaction commits, so
+ * the send's answer can arrive before the workflow has started.
+ */
+async function topUpResult(org: Org): Promise<{ topUps: number }> {
+  const handle = ctx.stack.temporal.workflow.getHandle(`auto-top-up-${org.user.organizationId}`);
+  await expect.poll(() => handle.describe().then(() => true, () => false), { timeout: 30_000, interval: 50 }).toBe(true);
+  return (await handle.result()) as { topUps: number };
+}
 
 const chargesOf = (org: Org) =>
   stripe.recorder.requests.filter((request) => request.path === '/v1/payment_intents' && request.params.get('metadata[organizationId]') === org.user.organizationId);
