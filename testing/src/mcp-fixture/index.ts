@@ -45,16 +45,19 @@ async function waitForPort(port: number, child: ChildProcess, output: () => stri
 
 /** Starts the HTTP fixture in a process of its own on a free loopback port. */
 export async function startFixtureHttpServer(options: FixtureHttpOptions): Promise<FixtureHttpServer> {
-  const port = await freePort();
-  const args = ['--import', 'tsx', HTTP_ENTRY, '--transport', options.transport, '--port', String(port)];
-  if (options.requireHeader) args.push('--require-header', `${options.requireHeader.name}: ${options.requireHeader.value}`);
-  if (options.oauth) args.push('--oauth');
-  if (options.noEventStream) args.push('--no-event-stream');
+  let port = await freePort();
+  const argsFor = (listenOn: number) => {
+    const args = ['--import', 'tsx', HTTP_ENTRY, '--transport', options.transport, '--port', String(listenOn)];
+    if (options.requireHeader) args.push('--require-header', `${options.requireHeader.name}: ${options.requireHeader.value}`);
+    if (options.oauth) args.push('--oauth');
+    if (options.noEventStream) args.push('--no-event-stream');
+    return args;
+  };
   let child: ChildProcess;
 
   const start = async () => {
     let output = '';
-    child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, argsFor(port), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     await waitForPort(port, child, () => output);
@@ -66,7 +69,16 @@ export async function startFixtureHttpServer(options: FixtureHttpOptions): Promi
     await exited;
   };
 
-  await start();
+  // Another process can take the free port before the fixture binds it; the fixture then starts on another one.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await start();
+      break;
+    } catch (error) {
+      if (attempt >= 5 || !String(error).includes('EADDRINUSE')) throw error;
+      port = await freePort();
+    }
+  }
   return {
     url: `http://127.0.0.1:${port}${options.transport === 'sse' ? '/sse' : '/mcp'}`,
     port,
