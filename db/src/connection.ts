@@ -18,7 +18,12 @@ export function createDatabase(options: DatabaseOptions): Database {
   });
 }
 
-/** Whether queries through `db` share one connection (a transaction), so they cannot run at once. */
-export function isTransaction(db: Knex): db is Knex.Transaction {
-  return 'isTransaction' in db && db.isTransaction === true;
+/**
+ * Runs independent reads at once on the pool; in a transaction, whose queries share one connection, one after another.
+ */
+export async function readTogether<T extends readonly unknown[]>(db: Knex, reads: { [K in keyof T]: () => PromiseLike<T[K]> }): Promise<T> {
+  if (!('isTransaction' in db && db.isTransaction === true)) return (await Promise.all(reads.map((read) => read()))) as unknown as T;
+  const results: unknown[] = [];
+  for (const read of reads) results.push(await read());
+  return results as unknown as T;
 }

@@ -1,4 +1,4 @@
-export { createDatabase, isTransaction, type Database, type DatabaseOptions } from './connection.js';
+export { createDatabase, readTogether, type Database, type DatabaseOptions } from './connection.js';
 export { migrateToLatest, rollbackAll } from './migrate.js';
 export {
   resolvePostgresServer,

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AgentSnapshot, RunRequest, StoredMessage } from '@engram/core';
-import { contextMessageIds, isTransaction, loadAgentSnapshot, loadMessagesInOrder, Run, type ContextOwner } from '@engram/db';
+import { contextMessageIds, loadAgentSnapshot, readTogether, loadMessagesInOrder, Run, type ContextOwner } from '@engram/db';
 
 export class RunStateError extends Error {}
 
@@ -17,20 +17,17 @@ export type RunContext = {
 export async function loadRunContext(db: Knex, organizationId: string, runId: string): Promise<RunContext> {
   const run = await Run.query(db).forOrg(organizationId).findById(runId);
   if (!run) throw new RunStateError(`run ${runId} does not exist`);
-  // A transaction's queries share one connection and run one after another; on the pool, independent reads go at once.
-  const both = <A, B>(first: () => Promise<A>, second: () => Promise<B>): Promise<[A, B]> =>
-    isTransaction(db) ? first().then(async (a) => [a, await second()]) : Promise.all([first(), second()]);
-  const [agent, messageIds] = await both(() => loadAgentSnapshot(db, organizationId, run.agentId), () => contextMessageIds(db, contextOwnerOf(run)));
+  const [agent, messageIds] = await readTogether(db, [() => loadAgentSnapshot(db, organizationId, run.agentId), () => contextMessageIds(db, contextOwnerOf(run))] as const);
   if (!agent) throw new RunStateError(`agent ${run.agentId} of run ${runId} no longer exists`);
   const request = run.request as unknown as RunRequest;
   // A run in a conversation with model overrides calls the model its send resolved; everything else is the agent's.
   const snapshot: AgentSnapshot = request.llmConfig ? { ...agent, llmConfig: request.llmConfig } : agent;
   // With autoclear, each request starts from the system message alone; history stays stored and searchable.
   const contextIds = snapshot.messageBufferAutoclear ? messageIds.slice(0, 1) : messageIds;
-  const [inContext, pendingInputs] = await both(
+  const [inContext, pendingInputs] = await readTogether(db, [
     () => loadMessagesInOrder(db, organizationId, contextIds),
     () => loadMessagesInOrder(db, organizationId, run.pendingInputIds),
-  );
+  ] as const);
   return { run, request, snapshot, inContext, pendingInputs };
 }
 

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { Agent } from '../models/agent.js';
 import { Block } from '../models/block.js';
 import { Tool } from '../models/tool.js';
-import { isTransaction } from '../connection.js';
+import { readTogether } from '../connection.js';
 
 /** Everything the agent loop and the context view need of an agent, in one consistent read. */
 export async function loadAgentSnapshot(
@@ -26,10 +26,7 @@ export async function loadAgentSnapshot(
       .where('agent_tools.agent_id', agentId)
       .orderBy('tools.name')
       .select('tools.*');
-  // A transaction's queries share one connection and run one after another; on the pool, the three go at once.
-  const [agent, blocks, tools] = isTransaction(db)
-    ? [await agentRow(), await blockRows(), await toolRows()]
-    : await Promise.all([agentRow(), blockRows(), toolRows()]);
+  const [agent, blocks, tools] = await readTogether(db, [agentRow, blockRows, toolRows] as const);
   if (!agent) return undefined;
   return {
     id: agent.id,
