@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { platformRunRequest, type AgentCallToolName } from '@engram/core';
-import { Agent, AgentCall, Group, GroupAgent, insertQueuedRun, newId, Run, type Database } from '@engram/db';
+import { Agent, AgentCall, Group, GroupAgent, insertQueuedRun, newId, Run, type Database, VISIBLE_AGENT } from '@engram/db';
 import { spokenByRun } from '../groups/transcript.js';
 
 export type AgentCallsDeps = { db: Database };
@@ -59,7 +59,8 @@ async function calleesOf(
   if (toolName === 'send_message_to_agents_matching_tags') {
     const matchAll = tagsArgument(args, 'match_all');
     const matchSome = tagsArgument(args, 'match_some');
-    const query = Agent.query(trx).forOrg(caller.organizationId).whereNot('id', caller.agentId).orderBy(['createdAt', 'id']);
+    // Hidden agents (a shared chat's visitors' copies carry the shared agent's tags) are nobody's to message.
+    const query = Agent.query(trx).forOrg(caller.organizationId).whereRaw(VISIBLE_AGENT).whereNot('id', caller.agentId).orderBy(['createdAt', 'id']);
     if (matchAll.length) query.whereRaw('agents.tags @> ?::text[]', [matchAll]);
     if (matchSome.length) query.whereRaw('agents.tags && ?::text[]', [matchSome]);
     return (await query.select('id')).map((agent) => agent.id);

@@ -82,6 +82,15 @@ export function resolveMemoryVariables(variables: MemoryVariable[], given: Reado
   return { values, missing };
 }
 
+/**
+ * The one refusal for a version that cannot become an agent (deploy, migration, dataset run, A/B arm, the editor's
+ * simulated agent): the variables without a default that were not given. No agent is made or changed with a
+ * `{{variable}}` left in it.
+ */
+export function missingVariablesMessage(missing: readonly string[]): string {
+  return `Missing memory variable${missing.length > 1 ? 's' : ''} without a default: ${missing.join(', ')}`;
+}
+
 export type TemplateVersionRef = { templateName: string; version: 'latest' | 'dev' | number };
 
 /**

@@ -14,11 +14,14 @@ export class AbTest extends TenantModel {
 /** An arm: a saved version of a template with its weight. */
 export class AbTestTemplate extends TenantModel {
   static override tableName = 'ab_test_templates';
+  static override jsonAttributes = ['memoryVariables'];
   declare id: string;
   declare abTestId: string;
   declare templateId: string;
   declare templateVersionId: string;
   declare weight: number;
+  /** Values of the version's memory variables for the agents the arm makes; a user's own values come first. */
+  declare memoryVariables: Record<string, string>;
 }
 
 /** The arm an end user landed on, and the agent made for them there. */

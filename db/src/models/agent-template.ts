@@ -49,6 +49,7 @@ export type TemplateMigrationStatus = 'running' | 'completed' | 'aborted' | 'fai
 
 export class TemplateMigration extends TenantModel {
   static override tableName = 'template_migrations';
+  static override jsonAttributes = ['memoryVariables'];
   declare id: string;
   declare templateId: string;
   declare toVersionId: string;
@@ -56,6 +57,8 @@ export class TemplateMigration extends TenantModel {
   declare blockReconciliationStrategy: 'reconcile-all' | 'preserve-deleted';
   declare preserveCoreMemories: boolean;
   declare abortRequested: boolean;
+  /** Values for the version's memory variables, for agents that have none of their own. */
+  declare memoryVariables: Record<string, string>;
   declare startedAt: Date;
   declare completedAt: Date | null;
 }

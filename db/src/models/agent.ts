@@ -1,4 +1,5 @@
 import { TenantModel } from './base-model.js';
+import type { AgentHiddenKind } from './hidden.js';
 
 export type LlmConfig = {
   model: string;
@@ -55,6 +56,8 @@ export class Agent extends TenantModel {
   declare maxFilesOpen: number | null;
   declare perFileViewWindowCharLimit: number | null;
   declare hidden: boolean | null;
+  /** Set on the agents the platform hides (a template's simulated agent, an evaluation's, a visitor's copy); see `hidden.ts`. */
+  declare hiddenKind: AgentHiddenKind | null;
   declare responseFormat: Record<string, unknown> | null;
   declare toolExecEnvironmentVariables: Array<{ key: string; value: string; description?: string | null }>;
   declare lastRunCompletion: Date | null;

@@ -1,4 +1,5 @@
 import { TenantModel } from './base-model.js';
+import type { IdentityHiddenKind } from './hidden.js';
 
 export type IdentityType = 'org' | 'user' | 'other';
 
@@ -18,6 +19,8 @@ export class Identity extends TenantModel {
   declare name: string;
   declare identityType: IdentityType;
   declare properties: IdentityProperty[];
+  /** Set on the identities the platform hides (a shared chat's visitor); see `hidden.ts`. */
+  declare hiddenKind: IdentityHiddenKind | null;
 }
 
 export class IdentityAgent extends TenantModel {

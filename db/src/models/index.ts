@@ -147,8 +147,8 @@ export {
   AgentFileVote,
   SHARE_ACCESS_LEVELS,
   AGENT_FILE_ACCESS_LEVELS,
-  NOT_A_VISITOR_COPY,
   type ShareAccessLevel,
   type AgentFileAccessLevel,
 } from './sharing.js';
 export { Conversation } from './conversation.js';
+export { VISIBLE_AGENT, VISIBLE_BLOCK, VISIBLE_IDENTITY, ofVisibleAgent, type AgentHiddenKind, type IdentityHiddenKind } from './hidden.js';

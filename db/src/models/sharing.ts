@@ -38,12 +38,6 @@ export class SharedChatConversation extends TenantModel {
   declare identityId: string;
 }
 
-/**
- * A condition on `agents` that leaves out the hidden copies shared chats made for their visitors: they are the
- * visitors' conversations, not the organization's agents, so no agent list, count or tier limit includes them.
- */
-export const NOT_A_VISITOR_COPY = 'not exists (select 1 from shared_chat_conversations where shared_chat_conversations.agent_id = agents.id)';
-
 /** An agent published as an agent file, with what its readers did with it. */
 export class PublishedAgentFile extends TenantModel {
   static override tableName = 'published_agent_files';

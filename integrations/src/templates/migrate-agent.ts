@@ -1,6 +1,7 @@
 import {
   fillPlaceholders,
   memoryVariablesOf,
+  missingVariablesMessage,
   planBlockMigration,
   resolveMemoryVariables,
   type BlockReconciliationStrategy,
@@ -33,6 +34,13 @@ const ACTIVE_RUN_STATUSES = ['created', 'running'];
 
 /** A block whose value, once its memory variables are filled, would not fit its limit: the agent cannot take the snapshot. */
 export class TemplateBlockTooLongError extends Error {}
+
+/** A variable of the snapshot has no value for the agent and no default: applying it would leave `{{…}}` in the agent. */
+export class TemplateVariablesMissingError extends Error {
+  constructor(readonly missing: string[]) {
+    super(missingVariablesMessage(missing));
+  }
+}
 
 function blockFields(block: TemplateBlock, value: string) {
   if (value.length > block.limit) {
@@ -105,7 +113,8 @@ async function replaceTools(trx: Knex, organizationId: string, agentId: string, 
 /**
  * Makes an agent what a template snapshot builds, inside the caller's transaction: blocks reconciled per the
  * options (filled with the agent's memory variables, new variables taking their defaults), tools, rules,
- * model and system prompt replaced, the system message recompiled. Message history is kept.
+ * model and system prompt replaced, the system message recompiled. Message history is kept. A variable with
+ * neither a value nor a default refuses the whole change (`TemplateVariablesMissingError`) before anything is written.
  */
 export async function applySnapshotToAgent(
   trx: Knex,
@@ -116,8 +125,9 @@ export async function applySnapshotToAgent(
   /** Further fields of the agent written with the same update: the version it is now on, its tags. */
   fields: { templateVersionId?: string; tags?: string[] } = {},
 ): Promise<void> {
-  // Variables a newer snapshot declares take their defaults; those without one stay as written.
-  const { values } = resolveMemoryVariables(memoryVariablesOf(snapshot), agent.memoryVariables ?? {});
+  // Variables a newer snapshot declares take their defaults; one without a default must have a value.
+  const { values, missing } = resolveMemoryVariables(memoryVariablesOf(snapshot), agent.memoryVariables ?? {});
+  if (missing.length > 0) throw new TemplateVariablesMissingError(missing);
   await reconcileBlocks(trx, organizationId, agent, snapshot.blocks, values, options);
   await replaceTools(trx, organizationId, agent.id, snapshot.toolIds);
   await Agent.query(trx)
@@ -151,7 +161,7 @@ export async function migrateTemplateAgent(
   try {
     return await db.transaction((trx) => migrateLocked(trx, input));
   } catch (error) {
-    if (!(error instanceof TemplateBlockTooLongError)) throw error;
+    if (!(error instanceof TemplateBlockTooLongError) && !(error instanceof TemplateVariablesMissingError)) throw error;
     // The agent's changes were rolled back with the transaction; only the reason is recorded.
     await TemplateMigrationAgent.query(db)
       .forOrg(organizationId)
@@ -189,6 +199,8 @@ async function migrateLocked(
     return 'failed';
   }
   const options = { strategy: migration.blockReconciliationStrategy, preserveCoreMemories: migration.preserveCoreMemories };
+  // The migration's values fill the variables the agent has none of its own for.
+  agent.memoryVariables = { ...migration.memoryVariables, ...agent.memoryVariables };
   await applySnapshotToAgent(trx, organizationId, agent, version.snapshot, options, { templateVersionId: version.id });
   await record.$query(trx).patch({ status: 'migrated', migratedAt: new Date(), failureReason: null });
   return 'migrated';

@@ -32,6 +32,8 @@ export const AbTestTemplateSchema = z
     coreAgentId: z.string(),
     simulatedAgentId: z.string().nullable(),
     weight: z.number(),
+    /** Values of the version's memory variables for the agents the arm makes (a user's own values come first). */
+    memoryVariables: z.record(z.string(), z.string()),
   })
   .meta({ id: 'AbTestTemplate' });
 
@@ -70,7 +72,11 @@ export const UpdateAbTestBody = z.object({
   description: z.string().nullish(),
 });
 const Weight = z.number().int('The weight must be a whole number').min(0, 'The weight must be at least 0').max(1000, 'The weight must be at most 1000');
-export const AttachTemplateBody = z.object({ templateName: z.string().min(1, 'A template version is required'), weight: Weight.default(50) });
+export const AttachTemplateBody = z.object({
+  templateName: z.string().min(1, 'A template version is required'),
+  weight: Weight.default(50),
+  memoryVariables: z.record(z.string(), z.string()).default({}),
+});
 export const UpdateAttachmentBody = z.object({ weight: Weight });
 export const StopAbTestBody = z.object({ promote: z.boolean().default(false) });
 export const AbTestListQuery = PageQuery.extend({ projectId: z.string().optional() });
@@ -99,6 +105,7 @@ export function attachedTemplateToWire(view: AbTestArmView): z.infer<typeof AbTe
     coreAgentId: view.template.entityId,
     simulatedAgentId: view.simulatedAgentId,
     weight: view.arm.weight,
+    memoryVariables: view.arm.memoryVariables,
   };
 }
 

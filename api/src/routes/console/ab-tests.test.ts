@@ -33,7 +33,7 @@ describe('A/B tests', () => {
 
     const armOne = await user.client.post(`/ab-tests/${abTestId}/templates`, { templateName: `${name}:1`, weight: 50 });
     expect(armOne.status, JSON.stringify(armOne.body)).toBe(201);
-    expect(armOne.body).toEqual({ id: expect.stringMatching(/^ab_test_template-/), templateName: `${name}:1`, coreAgentId: template.body.entityId, simulatedAgentId: null, weight: 50 });
+    expect(armOne.body).toEqual({ id: expect.stringMatching(/^ab_test_template-/), templateName: `${name}:1`, coreAgentId: template.body.entityId, simulatedAgentId: null, weight: 50, memoryVariables: {} });
     const armTwo = await user.client.post(`/ab-tests/${abTestId}/templates`, { templateName: `${name}:2`, weight: 30 });
     expect((await user.client.patch(`/ab-tests/${abTestId}/templates/${armTwo.body.id}`, { weight: 50 })).body.weight).toBe(50);
     expect((await user.client.post(`/ab-tests/${abTestId}/templates`, { templateName: `${name}-other:1` })).body).toMatchObject({ errorCode: 'validation' });

@@ -101,7 +101,14 @@ export const EditWorkingStateBody = z.object({
 export const MigrationOptionsBody = z.object({
   blockReconciliationStrategy: z.enum(['reconcile-all', 'preserve-deleted']).default('preserve-deleted'),
   preserveCoreMemories: z.boolean().default(false),
+  /** Values of the version's memory variables for the agents that have none of their own. */
+  memoryVariables: z.record(z.string(), z.string()).default({}),
 });
+
+/** What migrating a template's agents to a version needs: how many move, and the variables some of them have no value for. */
+export const MigrationRequirementsSchema = z
+  .object({ agents: z.number(), missingMemoryVariables: z.array(z.object({ key: z.string(), agents: z.number() })) })
+  .meta({ id: 'MigrationRequirements' });
 
 export function stateToWire(snapshot: TemplateSnapshot): z.infer<typeof AgentStateSchema> {
   const { llmConfig } = snapshot;

@@ -10,6 +10,7 @@ import {
   EditWorkingStateBody,
   MemoryVariableSchema,
   MigrationOptionsBody,
+  MigrationRequirementsSchema,
   MigrationSchema,
   SlugParams,
   TemplateName,
@@ -175,7 +176,9 @@ export function agentTemplateRoutes(services: AppServices): FastifyPluginAsyncZo
         const { migrate } = request.body;
         const saved = await services.templates.save(ctx, template.name, {
           message: request.body.message,
-          migrateAgents: migrate ? { strategy: migrate.blockReconciliationStrategy, preserveCoreMemories: migrate.preserveCoreMemories } : undefined,
+          migrateAgents: migrate
+            ? { strategy: migrate.blockReconciliationStrategy, preserveCoreMemories: migrate.preserveCoreMemories, memoryVariables: migrate.memoryVariables }
+            : undefined,
         });
         const migration = saved.migration ? migrationToConsoleWire(await services.templates.getMigration(ctx, saved.migration.id)) : null;
         return reply.code(201).send({ version: versionToWire(saved.version), migration });
@@ -275,8 +278,25 @@ export function agentTemplateRoutes(services: AppServices): FastifyPluginAsyncZo
         const migration = await services.templates.migrate(requireContext(request), request.params.slug, {
           strategy: body.blockReconciliationStrategy,
           preserveCoreMemories: body.preserveCoreMemories,
+          memoryVariables: body.memoryVariables,
         });
         return reply.code(201).send(migrationToConsoleWire(migration));
+      },
+    );
+
+    app.get(
+      '/template-versions/:slug/migration-requirements',
+      {
+        schema: {
+          tags,
+          summary: "What migrating the template's agents to this version needs: the variables some agents have no value for",
+          params: SlugParams,
+          response: { 200: MigrationRequirementsSchema },
+        },
+      },
+      async (request) => {
+        const needs = await services.templates.migrationRequirements(requireContext(request), request.params.slug, {});
+        return { agents: needs.agents, missingMemoryVariables: needs.missing };
       },
     );
   };

@@ -207,10 +207,14 @@ describe('simulated agents', () => {
     ]);
     const { client: console } = fixture.user;
     await console.patch(`/agent-templates/${fixture.templateId}`, { memoryVariables: [{ key: 'botName', defaultValue: 'Ava', type: 'string' }] });
+    // userName has no default: until the simulation has a value for it, no agent is built with `{{userName}}` in it.
+    const unbuilt = await console.get(`/agent-templates/${fixture.templateId}/simulated-agents/default`);
+    expect(unbuilt.status, JSON.stringify(unbuilt.body)).toBe(200);
+    expect(unbuilt.body).toMatchObject({ agentId: null, isCorrupted: true, reason: 'Missing memory variable without a default: userName' });
+    expect((await console.put(`/simulated-agents/${unbuilt.body.id}/variables`, { memoryVariables: { userName: 'Kim' } })).status).toBe(200);
     const simulated = await console.get(`/agent-templates/${fixture.templateId}/simulated-agents/default`);
-    expect(simulated.status, JSON.stringify(simulated.body)).toBe(200);
     expect(simulated.body).toEqual({
-      id: expect.stringMatching(/^simulated_agent-/),
+      id: unbuilt.body.id,
       name: `${fixture.name}-simulated`,
       agentId: expect.stringMatching(/^agent-/),
       agentTemplateId: fixture.templateId,
@@ -220,8 +224,8 @@ describe('simulated agents', () => {
     const again = await console.get(`/agent-templates/${fixture.templateId}/simulated-agents/default`);
     expect(again.body.agentId).toBe(simulated.body.agentId);
     const agentId: string = simulated.body.agentId;
-    // Defaults fill what the simulated agent has no value for; the rest stay as written.
-    expect(await blocksOf(fixture.client, agentId)).toEqual({ persona: 'I am Ava.', human: 'The user is {{userName}}.' });
+    // Defaults fill what the simulated agent has no value for.
+    expect(await blocksOf(fixture.client, agentId)).toEqual({ persona: 'I am Ava.', human: 'The user is Kim.' });
     const listed = await fixture.client.agents.list();
     expect(listed.items.map((agent) => agent.id)).toEqual([fixture.designId]);
     expect(await (await fetch(`${stack.baseUrl}/v1/agents/count`, { headers: { authorization: `Bearer ${fixture.apiKey}` } })).json()).toBe(1);
@@ -285,7 +289,10 @@ describe('simulated agents', () => {
   it('is corrupted while the working state cannot be built, answering rebuilds 500 with the reason, until it can', async () => {
     const fixture = await templateFixture([{ label: 'persona', value: 'I am {{botName}}.', limit: 20 }]);
     const { client: console } = fixture.user;
+    const unbuilt = await console.get(`/agent-templates/${fixture.templateId}/simulated-agents/default`);
+    expect((await console.put(`/simulated-agents/${unbuilt.body.id}/variables`, { memoryVariables: { botName: 'Bo' } })).status).toBe(200);
     const simulated = await console.get(`/agent-templates/${fixture.templateId}/simulated-agents/default`);
+    expect(simulated.body).toMatchObject({ agentId: expect.stringMatching(/^agent-/), isCorrupted: false });
     const longName = 'a very long name that does not fit';
     const refused = await console.put(`/simulated-agents/${simulated.body.id}/variables`, { memoryVariables: { botName: longName } });
     expect(refused.status).toBe(500);

@@ -37,6 +37,8 @@ const MigrationOptionsFields = {
   preserve_core_memories_on_migration: z.boolean().optional(),
   preserve_environment_variables_on_migration: z.boolean().optional(),
   preserve_sources_on_migration: z.boolean().optional(),
+  /** Values of the version's memory variables for the agents that have none of their own. */
+  memory_variables: z.record(z.string(), z.string()).optional(),
 };
 
 const SaveTemplateBody = z.object({ message: z.string().optional(), migrate_agents: z.boolean().optional(), ...MigrationOptionsFields }).nullish();
@@ -92,10 +94,15 @@ export function migrationToWire(view: MigrationView): z.infer<typeof MigrationRe
   };
 }
 
-function migrationOptions(body: { block_reconciliation_strategy?: 'reconcile-all' | 'preserve-deleted' | undefined; preserve_core_memories_on_migration?: boolean | undefined }) {
+function migrationOptions(body: {
+  block_reconciliation_strategy?: 'reconcile-all' | 'preserve-deleted' | undefined;
+  preserve_core_memories_on_migration?: boolean | undefined;
+  memory_variables?: Record<string, string> | undefined;
+}) {
   return {
     strategy: body.block_reconciliation_strategy ?? ('preserve-deleted' as const),
     preserveCoreMemories: body.preserve_core_memories_on_migration ?? false,
+    memoryVariables: body.memory_variables ?? {},
   };
 }
 

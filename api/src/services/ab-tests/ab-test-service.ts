@@ -28,7 +28,7 @@ export type AbTestArmResult = {
 export type AbTestServiceDeps = {
   db: Database;
   organizations: Pick<OrganizationService, 'resolveProject'>;
-  templates: Pick<TemplateService, 'resolveVersion' | 'createAgents' | 'rollback' | 'save' | 'migrate'>;
+  templates: Pick<TemplateService, 'resolveVersion' | 'createAgents' | 'rollback' | 'save' | 'migrate' | 'assertVariablesGiven'>;
   limits: Pick<TierLimitGuard, 'assertWithinLimit'>;
 };
 
@@ -153,12 +153,21 @@ export function createAbTestService(deps: AbTestServiceDeps) {
       await abTest.$query(db).delete();
     },
 
-    /** Attaches a saved version (`name:version`) as an arm; every arm is a version of one template. */
-    async attach(ctx: RequestContext, abTestId: string, input: { templateName: string; weight: number }): Promise<AbTestArmView> {
+    /**
+     * Attaches a saved version (`name:version`) as an arm; every arm is a version of one template. The arm's memory
+     * variables fill the version's variables for the agents it makes, so a version whose variable has no default is
+     * refused unless a value is given.
+     */
+    async attach(
+      ctx: RequestContext,
+      abTestId: string,
+      input: { templateName: string; weight: number; memoryVariables: Record<string, string> },
+    ): Promise<AbTestArmView> {
       const abTest = await find(ctx, abTestId);
       if (abTest.status !== 'running') throw validation('The A/B test is stopped');
       const ref = await deps.templates.resolveVersion(ctx, input.templateName);
       if (!ref.version) throw validation('Only a saved version can be an arm of an A/B test');
+      deps.templates.assertVariablesGiven(ref, input.memoryVariables);
       const arms = await AbTestTemplate.query(db).forOrg(ctx.organizationId).where({ abTestId });
       if (arms.some((arm) => arm.templateId !== ref.template.id)) throw validation('Every arm of an A/B test is a version of the same template');
       if (arms.some((arm) => arm.templateVersionId === ref.version!.id)) throw validation(`${ref.template.name}:${ref.version.version} is already an arm of this test`);
@@ -170,6 +179,7 @@ export function createAbTestService(deps: AbTestServiceDeps) {
           templateId: ref.template.id,
           templateVersionId: ref.version.id,
           weight: input.weight,
+          memoryVariables: input.memoryVariables,
         })
         .returning('*');
       return (await armsOf(ctx, abTestId)).find((view) => view.arm.id === arm.id)!;
@@ -202,7 +212,8 @@ export function createAbTestService(deps: AbTestServiceDeps) {
       if (arms.length === 0 || arms.every((view) => view.arm.weight === 0)) throw validation('The A/B test has no arm to send users to');
       const chosen = chooseArm(abTestId, input.identity, arms.map((view) => ({ id: view.arm.id, weight: view.arm.weight, view }))).view;
       const { agentIds } = await deps.templates.createAgents(ctx, `${chosen.template.name}:${chosen.version.version}`, {
-        memoryVariables: input.memoryVariables,
+        // The user's own values come first; the arm's fill the rest.
+        memoryVariables: { ...chosen.arm.memoryVariables, ...input.memoryVariables },
         tags: [`ab-test:${abTestId}`],
       });
       const inserted = (await db('ab_test_assignments')
@@ -236,9 +247,10 @@ export function createAbTestService(deps: AbTestServiceDeps) {
         const armResults = await results(ctx, abTestId);
         const winner = winnerOf(armResults);
         if (!winner) throw validation('No arm is significantly better yet');
-        const { template, version } = armResults.find((result) => result.arm.arm.id === winner.arm.id)!.arm;
+        const { template, version, arm } = armResults.find((result) => result.arm.arm.id === winner.arm.id)!.arm;
         const current = await AgentTemplate.query(db).forOrg(ctx.organizationId).findById(template.id);
-        const migrateAgents = { strategy: 'reconcile-all' as const, preserveCoreMemories: true };
+        // The losers' agents have the values their users gave; the winner's arm values fill what they lack.
+        const migrateAgents = { strategy: 'reconcile-all' as const, preserveCoreMemories: true, memoryVariables: arm.memoryVariables };
         let deployed = version.version;
         if (!current || current.latestVersion !== version.version) {
           await deps.templates.rollback(ctx, template.name, String(version.version));

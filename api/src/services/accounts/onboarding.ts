@@ -1,4 +1,4 @@
-import { Agent, ApiKey, Project, Run, User, type Database, type OnboardingStatus, type OnboardingStep } from '@engram/db';
+import { Agent, ApiKey, Project, Run, User, type Database, type OnboardingStatus, type OnboardingStep, VISIBLE_AGENT } from '@engram/db';
 import { NotFoundError } from '../../errors.js';
 
 const NOT_STARTED: OnboardingStatus = { claimedSteps: [], completedSteps: [], currentStep: null, pausedAt: null };
@@ -34,7 +34,7 @@ export function createOnboardingService(deps: { db: Database }) {
   return {
     async progress(organizationId: string): Promise<OnboardingProgress> {
       const [newestAgent, firstRun, firstKey, defaultProject] = await Promise.all([
-        Agent.query(db).forOrg(organizationId).orderBy('createdAt', 'desc').orderBy('id', 'desc').select('id', 'projectId').first(),
+        Agent.query(db).forOrg(organizationId).whereRaw(VISIBLE_AGENT).orderBy('createdAt', 'desc').orderBy('id', 'desc').select('id', 'projectId').first(),
         Run.query(db).forOrg(organizationId).select('id').first(),
         ApiKey.query(db).forOrg(organizationId).select('id').first(),
         Project.query(db).forOrg(organizationId).findOne({ isDefault: true }).select('id', 'slug'),

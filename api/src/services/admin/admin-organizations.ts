@@ -13,6 +13,7 @@ import {
   VerifiedDomain,
   type Database,
   type Role,
+  VISIBLE_AGENT,
 } from '@engram/db';
 import type { AgentRunClient } from '@engram/temporal';
 import { badRequest, ConflictError, NotFoundError } from '../../errors.js';
@@ -138,7 +139,7 @@ export function createAdminOrganizationService(deps: { db: Database; agentRuns: 
       const [members, projects, agents, apiKeys, runsLast30Days, activeRuns] = await Promise.all([
         count(OrganizationMember.query(db).forOrg(organizationId)),
         count(Project.query(db).forOrg(organizationId)),
-        count(Agent.query(db).forOrg(organizationId)),
+        count(Agent.query(db).forOrg(organizationId).whereRaw(VISIBLE_AGENT)),
         count(ApiKey.query(db).forOrg(organizationId)),
         count(Run.query(db).forOrg(organizationId).where('createdAt', '>=', since)),
         count(Run.query(db).forOrg(organizationId).whereIn('status', ACTIVE_RUN_STATUSES)),

@@ -18,14 +18,14 @@ import {
   IdentityAgent,
   Message,
   SharedChatConversation,
-  SimulatedAgent,
   Tool,
   applyFileViewLimits,
   ensureBaseTools,
   fileViewLimitsOfAgent,
   newId,
-  NOT_A_VISITOR_COPY,
   recompileSystemMessage,
+  VISIBLE_AGENT,
+  type AgentHiddenKind,
   type ContentPart,
   type Database,
   type EmbeddingConfig,
@@ -125,6 +125,8 @@ export type CreateAgentInput = ModelInput & {
   enable_sleeptime?: boolean | null | undefined;
   /** Set by the template service for an agent it builds from a template version. */
   templateOrigin?: TemplateOrigin | undefined;
+  /** Set by the services that make agents the platform hides (never from a request): see `hidden.ts` in `@engram/db`. */
+  hiddenKind?: AgentHiddenKind | undefined;
 };
 
 /** Where an agent built from a template came from; its migrations re-apply `memoryVariables`. */
@@ -362,8 +364,9 @@ export function createAgentService(deps: AgentServiceDeps) {
   async function insertAgent(trx: Knex, ctx: RequestContext, prepared: PreparedAgent): Promise<void> {
     const { agentId, input, agentType, name, llmConfig, embeddingConfig, projectId, memoryBlocks } = prepared;
     const now = new Date();
-    await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'agents');
-    if (memoryBlocks.length > 0) await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'blocks', memoryBlocks.length);
+    // A hidden agent is not one of the organization's agents: the agent limit neither counts nor refuses it.
+    if (!input.hiddenKind) await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'agents');
+    if (memoryBlocks.length > 0 && !input.hiddenKind) await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'blocks', memoryBlocks.length);
     const includeBaseTools = input.include_base_tools ?? true;
     const baseTools = await ensureBaseTools(trx, ctx.organizationId);
     const tools = [
@@ -394,6 +397,7 @@ export function createAgentService(deps: AgentServiceDeps) {
       maxFilesOpen: input.max_files_open ?? null,
       perFileViewWindowCharLimit: input.per_file_view_window_char_limit ?? null,
       hidden: input.hidden ?? null,
+      hiddenKind: input.hiddenKind ?? null,
       responseFormat: input.response_format ?? null,
       toolExecEnvironmentVariables: sealedSecrets(secrets, { ...input.tool_exec_environment_variables, ...input.secrets }),
       createdById: ctx.userId,
@@ -545,11 +549,7 @@ export function createAgentService(deps: AgentServiceDeps) {
   }
 
   function filtered(ctx: RequestContext, filter: AgentFilter) {
-    // A template's simulated agent is the template editor's own, and a shared chat's copies are its visitors': neither is listed.
-    const query = Agent.query(db)
-      .forOrg(ctx.organizationId)
-      .whereNotExists(SimulatedAgent.query(db).whereColumn('simulated_agents.agent_id', 'agents.id'))
-      .whereRaw(NOT_A_VISITOR_COPY);
+    const query = Agent.query(db).forOrg(ctx.organizationId).whereRaw(VISIBLE_AGENT);
     if (filter.templateId !== undefined) query.where('agents.template_id', filter.templateId);
     if (filter.baseTemplateId !== undefined) query.where('agents.base_template_id', filter.baseTemplateId);
     if (filter.identityId !== undefined || filter.identifierKeys?.length) {

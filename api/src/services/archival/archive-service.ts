@@ -1,4 +1,4 @@
-import { Agent, Archive, ArchiveAgent, Passage, recompileSystemMessage, type Database, type EmbeddingConfig, type SecretBox } from '@engram/db';
+import { Agent, Archive, ArchiveAgent, Passage, recompileSystemMessage, type Database, type EmbeddingConfig, type SecretBox, VISIBLE_AGENT } from '@engram/db';
 import { LOCAL_EMBEDDING_CONFIG, LOCAL_EMBEDDING_HANDLE, type PassageStore, type RankedPassage } from '@engram/integrations/archival';
 import type { Knex } from 'knex';
 import { NotFoundError } from '../../errors.js';
@@ -110,6 +110,7 @@ export function createArchiveService(deps: ArchiveServiceDeps) {
       await findArchive(db, ctx.organizationId, archiveId);
       const query = Agent.query(db)
         .forOrg(ctx.organizationId)
+        .whereRaw(VISIBLE_AGENT)
         .whereExists(ArchiveAgent.query(db).whereColumn('archives_agents.agent_id', 'agents.id').where('archives_agents.archive_id', archiveId));
       return loadAgentViews(db, deps.secrets, ctx.organizationId, await keysetPage(query, page, { table: 'agents' }), included);
     },

@@ -1,4 +1,4 @@
-import { Agent, Conversation, Message, type Database, type MessageRole } from '@engram/db';
+import { Agent, Conversation, Message, type Database, type MessageRole, ofVisibleAgent } from '@engram/db';
 import { embedLocally, anyWordQuery, fuseRankings, type FusedRank, type SearchMode, dot } from '@engram/integrations/archival';
 import { NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
@@ -69,7 +69,9 @@ export function createMessageSearchService(deps: MessageSearchServiceDeps) {
         const query = Message.query(db)
           .forOrg(ctx.organizationId)
           .whereIn('messages.role', input.roles?.length ? input.roles : DEFAULT_ROLES);
+        // Hidden agents' messages (a visitor's conversation, an evaluation's) are searched only through their agent.
         if (input.agentId) query.where('messages.agent_id', input.agentId);
+        else query.whereRaw(ofVisibleAgent('messages'));
         if (inDefault) query.whereNull('messages.conversation_id');
         else if (input.conversationId) query.where('messages.conversation_id', input.conversationId);
         if (input.projectId) {

@@ -1,5 +1,5 @@
 import { billingPeriod } from '@engram/core';
-import { BillingAccount, Organization, priceOfStep, type Agent, type Database } from '@engram/db';
+import { BillingAccount, Organization, priceOfStep, VISIBLE_IDENTITY, type Agent, type Database } from '@engram/db';
 import { NotFoundError, TierLimitError } from '../../errors.js';
 import { LIMITED_RESOURCES, TIER_LIMITS, type LimitedResourceName, type TierLimits } from '../tenancy/tier-limits.js';
 import type { BillingMode, Usage } from './types.js';
@@ -59,6 +59,7 @@ export function createQuotaService(deps: { db: Database; mode: BillingMode; now?
         usage(organizationId, limits, 'members'),
         db('identities')
           .where('organization_id', organizationId)
+          .whereRaw(VISIBLE_IDENTITY)
           .count({ n: '*' })
           .then((rows) => Number((rows[0] as { n: string }).n)),
       ]);

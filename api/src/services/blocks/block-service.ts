@@ -1,5 +1,5 @@
 import { DEFAULT_BLOCK_LIMIT } from '@engram/core';
-import { Agent, AgentBlock, Block, IdentityBlock, newId, recompileSystemMessage, type Database, type SecretBox } from '@engram/db';
+import { Agent, AgentBlock, Block, IdentityBlock, newId, recompileSystemMessage, type Database, type SecretBox, VISIBLE_AGENT, VISIBLE_BLOCK } from '@engram/db';
 import type { Knex } from 'knex';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
@@ -67,7 +67,7 @@ export type BlockServiceDeps = {
 /** PostgreSQL's SQLSTATE for a unique constraint violation. */
 const UNIQUE_VIOLATION = '23505';
 
-const CONNECTED_AGENTS = '(select count(*) from agent_blocks where agent_blocks.block_id = blocks.id)';
+const CONNECTED_AGENTS = `(select count(*) from agent_blocks join agents on agents.id = agent_blocks.agent_id where agent_blocks.block_id = blocks.id and ${VISIBLE_AGENT})`;
 
 async function findBlock(db: Knex, organizationId: string, blockId: string): Promise<Block> {
   const block = await Block.query(db).forOrg(organizationId).findById(blockId);
@@ -130,7 +130,7 @@ export function createBlockService(deps: BlockServiceDeps) {
   const { db } = deps;
 
   function filtered(ctx: RequestContext, filter: BlockFilter) {
-    const query = Block.query(db).forOrg(ctx.organizationId).where('blocks.is_template', filter.templatesOnly);
+    const query = Block.query(db).forOrg(ctx.organizationId).whereRaw(VISIBLE_BLOCK).where('blocks.is_template', filter.templatesOnly);
     if (filter.label !== undefined) query.where('blocks.label', filter.label);
     if (filter.templateName !== undefined) query.where('blocks.template_name', filter.templateName);
     if (filter.projectId !== undefined) query.where('blocks.project_id', filter.projectId);
@@ -173,7 +173,7 @@ export function createBlockService(deps: BlockServiceDeps) {
 
     /** Every block of the organization, templates included, as the reference server counts them. */
     async count(ctx: RequestContext): Promise<number> {
-      return Block.query(db).forOrg(ctx.organizationId).resultSize();
+      return Block.query(db).forOrg(ctx.organizationId).whereRaw(VISIBLE_BLOCK).resultSize();
     },
 
     async create(ctx: RequestContext, input: CreateBlockInput): Promise<Block> {
@@ -255,6 +255,7 @@ export function createBlockService(deps: BlockServiceDeps) {
       await findBlock(db, ctx.organizationId, blockId);
       const query = Agent.query(db)
         .forOrg(ctx.organizationId)
+        .whereRaw(VISIBLE_AGENT)
         .whereExists(AgentBlock.query(db).whereColumn('agent_blocks.agent_id', 'agents.id').where('agent_blocks.block_id', blockId));
       const agents = await keysetPage(query, page, { table: 'agents' });
       return loadAgentViews(db, deps.secrets, ctx.organizationId, agents, included);

@@ -1,4 +1,4 @@
-import { contextMessageIds, Conversation, Message, newId, recompileSystemMessage, Run, type Agent, type Database, type LlmConfig } from '@engram/db';
+import { contextMessageIds, Conversation, Message, newId, recompileSystemMessage, Run, type Agent, type Database, type LlmConfig, ofVisibleAgent } from '@engram/db';
 import { classifyProviderError, ModelCallError } from '@engram/integrations/llm';
 import type { LettaMessage } from '@engram/core';
 import { BadRequestError, NotFoundError, UnprocessableError, UpstreamError } from '../../errors.js';
@@ -173,7 +173,9 @@ export function createConversationService(deps: ConversationServiceDeps) {
     async list(ctx: RequestContext, query: ConversationListQuery): Promise<Conversation[]> {
       if (query.agentId) await deps.runs.requireAgent(ctx, query.agentId);
       const rows = Conversation.query(db).forOrg(ctx.organizationId).whereNull('deletedAt').where('hidden', false);
+      // A hidden agent's conversations (its template editor's, an evaluation's, a visitor's) are listed only by their agent.
       if (query.agentId) rows.where('agent_id', query.agentId);
+      else rows.whereRaw(ofVisibleAgent('conversations'));
       if (query.archiveStatus !== 'all') rows.where('archived', query.archiveStatus === 'archived');
       if (query.summarySearch) rows.whereRaw(`summary ilike ?`, [`%${query.summarySearch.replaceAll('%', '\\%')}%`]);
       // Never-messaged conversations sort as their creation; the last run's completion is when its answer came.

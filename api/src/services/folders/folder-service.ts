@@ -12,6 +12,7 @@ import {
   type Database,
   type EmbeddingConfig,
   type FileProcessingStatus,
+  VISIBLE_AGENT,
 } from '@engram/db';
 import { LOCAL_EMBEDDING_CONFIG, LOCAL_EMBEDDING_HANDLE } from '@engram/integrations/archival';
 import { ACCEPTED_EXTENSIONS, fileTypeFor } from '@engram/integrations/files';
@@ -289,6 +290,7 @@ export function createFolderService(deps: FolderServiceDeps) {
       await findFolder(db, ctx.organizationId, folderId);
       const query = Agent.query(db)
         .forOrg(ctx.organizationId)
+        .whereRaw(VISIBLE_AGENT)
         .whereExists(SourceAgent.query(db).whereColumn('sources_agents.agent_id', 'agents.id').where('sources_agents.source_id', folderId))
         .select('agents.id', 'agents.created_at');
       return (await keysetPage(query, page, { table: 'agents' })).map((agent) => agent.id);

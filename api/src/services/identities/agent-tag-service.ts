@@ -1,4 +1,4 @@
-import type { Database } from '@engram/db';
+import { VISIBLE_AGENT, type Database } from '@engram/db';
 import type { RequestContext } from '../../http/request-context.js';
 import type { SortOrder } from '../shared/paging.js';
 import { substringPattern } from '../blocks/substring-pattern.js';
@@ -15,7 +15,7 @@ export function createAgentTagService(deps: AgentTagServiceDeps) {
   return {
     /** `text` matches anywhere in the tag, case-insensitive. */
     async list(ctx: RequestContext, text: string | undefined, page: TagPageRequest): Promise<string[]> {
-      const tagsInUse = db('agents').where('organization_id', ctx.organizationId).distinct(db.raw('unnest(tags) as tag'));
+      const tagsInUse = db('agents').where('organization_id', ctx.organizationId).whereRaw(VISIBLE_AGENT).distinct(db.raw('unnest(tags) as tag'));
       const query = db.from(tagsInUse.as('agent_tags')).select('tag');
       if (text) query.where('tag', 'ilike', substringPattern(text));
       const laterInOrder = page.order === 'desc' ? '<' : '>';

@@ -9,6 +9,8 @@ import {
   type IdentityProperty,
   type IdentityType,
   type SecretBox,
+  VISIBLE_AGENT,
+  VISIBLE_IDENTITY,
 } from '@engram/db';
 import type { Knex } from 'knex';
 import { UniqueViolationError } from 'objection';
@@ -128,7 +130,7 @@ export function createIdentityService(deps: IdentityServiceDeps) {
   }
 
   function filtered(ctx: RequestContext, filter: IdentityFilter) {
-    const query = Identity.query(db).forOrg(ctx.organizationId);
+    const query = Identity.query(db).forOrg(ctx.organizationId).whereRaw(VISIBLE_IDENTITY);
     if (filter.name) query.where('identities.name', 'ilike', substringPattern(filter.name));
     if (filter.projectId !== undefined) query.where('identities.project_id', filter.projectId);
     if (filter.identifierKey !== undefined) query.where('identities.identifier_key', filter.identifierKey);
@@ -143,7 +145,7 @@ export function createIdentityService(deps: IdentityServiceDeps) {
     },
 
     async count(ctx: RequestContext): Promise<number> {
-      return Identity.query(db).forOrg(ctx.organizationId).resultSize();
+      return Identity.query(db).forOrg(ctx.organizationId).whereRaw(VISIBLE_IDENTITY).resultSize();
     },
 
     /** An identifier_key already used in the project is a conflict. */
@@ -192,6 +194,7 @@ export function createIdentityService(deps: IdentityServiceDeps) {
       await findIdentity(db, ctx.organizationId, identityId);
       const query = Agent.query(db)
         .forOrg(ctx.organizationId)
+        .whereRaw(VISIBLE_AGENT)
         .whereExists(IdentityAgent.query(db).whereColumn('identity_agents.agent_id', 'agents.id').where('identity_agents.identity_id', identityId));
       const agents = await keysetPage(query, page, { table: 'agents' });
       return loadAgentViews(db, deps.secrets, ctx.organizationId, agents, included);

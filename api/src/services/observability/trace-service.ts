@@ -1,4 +1,4 @@
-import { Run, Trace, TraceSpan, type Database } from '@engram/db';
+import { Run, Trace, TraceSpan, type Database, ofVisibleAgent } from '@engram/db';
 import { NotFoundError, UnprocessableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { SQL_COMPARISON, type Comparison } from './query-rules.js';
@@ -70,7 +70,9 @@ export function createTraceService(deps: { db: Database }) {
         .where('startedAt', '>=', search.start)
         .where('startedAt', '<', search.end);
       if (search.projectId) query.where('projectId', search.projectId);
+      // Traces of hidden agents (a template's simulated agent, an evaluation's, a visitor's copy) are found only by their agent.
       if (search.agentId) query.where('agentId', search.agentId);
+      else query.whereRaw(ofVisibleAgent('traces'));
       if (search.templateFamily) query.where('templateFamily', search.templateFamily);
       if (search.functionName) query.whereRaw('? = any(function_names)', [search.functionName]);
       if (search.statusCode === 'tool_error') query.where('hasToolError', true);

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { Agent, contextMessageIds, Conversation, Message, newId, Run, Step, type Database, type RunStatus } from '@engram/db';
+import { Agent, contextMessageIds, Conversation, Message, newId, Run, Step, type Database, type RunStatus, ofVisibleAgent } from '@engram/db';
 import type { QueryBuilder } from 'objection';
 import type { AgentRunClient } from '@engram/temporal';
 import { runInputContent, type AgentType, type LettaMessage, type RunInput, type RunInputMessage, type RunRequest } from '@engram/core';
@@ -47,7 +47,9 @@ const SQL_OPERATOR = { eq: '=', gte: '>=', lte: '<=', gt: '>', lt: '<' } as cons
 
 /** Every filter but the duration percentile, whose threshold is taken over the runs these keep. */
 function filterRuns(query: QueryBuilder<Run, Run[]>, filter: RunFilter): QueryBuilder<Run, Run[]> {
+  // Runs of hidden agents (a template's simulated agent, an evaluation's, a visitor's copy) are listed only by their agent.
   if (filter.agentIds?.length) query.whereIn('runs.agent_id', filter.agentIds);
+  else query.whereRaw(ofVisibleAgent('runs'));
   if (filter.statuses?.length) query.whereIn('runs.status', filter.statuses);
   if (filter.active) query.whereIn('runs.status', ACTIVE);
   if (filter.background !== undefined) query.where('runs.background', filter.background);

@@ -104,12 +104,13 @@ export function createSharedChatService(deps: SharedChatServiceDeps) {
     try {
       return await db.transaction(async (trx) => {
         // Tool secrets are not in agent files; the copy runs the agent's tools with the agent's own.
-        await Agent.query(trx).forOrg(chat.organizationId).findById(copyId!).patch({ hidden: true, toolExecEnvironmentVariables: agent.toolExecEnvironmentVariables });
+        await Agent.query(trx).forOrg(chat.organizationId).findById(copyId!).patch({ hidden: true, hiddenKind: 'visitor_copy', toolExecEnvironmentVariables: agent.toolExecEnvironmentVariables });
         const identity = await ensureVisitorIdentity(trx, {
           organizationId: chat.organizationId,
           projectId: agent.projectId,
           identifierKey: visitorIdentityKey(chat.id, key),
           signedIn: visitor.access !== null,
+          hidden: true,
         });
         await IdentityAgent.query(trx).insert({ identityId: identity.id, agentId: copyId!, organizationId: chat.organizationId });
         await SharedChatConversation.query(trx).insert({

@@ -77,7 +77,8 @@ export function visitorIdentityKey(scope: string, key: string): string {
 /** The visitor's identity in the organization (made on first use), which their agents are linked to. */
 export async function ensureVisitorIdentity(
   trx: Knex,
-  input: { organizationId: string; projectId: string | null; identifierKey: string; signedIn: boolean },
+  /** `hidden`: the identity of a shared chat's visitor, whose copy of the agent is hidden too (see `hidden.ts` in `@engram/db`). */
+  input: { organizationId: string; projectId: string | null; identifierKey: string; signedIn: boolean; hidden?: boolean },
 ): Promise<Identity> {
   const existing = await Identity.query(trx).forOrg(input.organizationId).findOne({ identifierKey: input.identifierKey, projectId: input.projectId });
   if (existing) return existing;
@@ -89,5 +90,6 @@ export async function ensureVisitorIdentity(
     name: input.signedIn ? 'Shared chat visitor (signed in)' : 'Shared chat visitor',
     identityType: 'user',
     properties: [],
+    hiddenKind: input.hidden ? 'visitor' : null,
   });
 }

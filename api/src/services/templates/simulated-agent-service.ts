@@ -2,12 +2,13 @@ import {
   fillPlaceholders,
   memoryVariablesOf,
   mergeAgentEdits,
+  missingVariablesMessage,
   resolveMemoryVariables,
   sameJson,
   type TemplateSnapshot,
 } from '@engram/core/templates/snapshot';
 import { Agent, AgentTemplate, Identity, IdentityAgent, SimulatedAgent, newId, type Database } from '@engram/db';
-import { applySnapshotToAgent } from '@engram/integrations/templates';
+import { applySnapshotToAgent, TemplateVariablesMissingError } from '@engram/integrations/templates';
 import { AppError, ConsoleError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { replaceFolders } from '../agents/agent-folders-service.js';
@@ -61,19 +62,25 @@ export function createSimulatedAgentService(deps: SimulatedAgentServiceDeps) {
     return snapshotOfAgent(await deps.agents.get(ctx, agentId, EVERY_RELATIONSHIP));
   }
 
-  /** The variables the agent is built with: its own, then the template's defaults; the rest stay as written. */
-  function variablesFor(snapshot: TemplateSnapshot, simulated: SimulatedAgent): Record<string, string> {
-    return resolveMemoryVariables(memoryVariablesOf(snapshot), simulated.memoryVariables).values;
+  /**
+   * The variables the agent is built with: its own, then the template's defaults. One with neither refuses the build
+   * (the reason names it), so the agent never holds a `{{variable}}`.
+   */
+  function variablesFor(snapshot: TemplateSnapshot, memoryVariables: Record<string, string>): Record<string, string> {
+    const { values, missing } = resolveMemoryVariables(memoryVariablesOf(snapshot), memoryVariables);
+    if (missing.length > 0) throw new TemplateVariablesMissingError(missing);
+    return values;
   }
 
   /** A new agent from the working state; the record then names it, uncorrupted. */
   async function build(ctx: RequestContext, template: AgentTemplate, simulated: SimulatedAgent): Promise<SimulatedAgent> {
     const snapshot = template.workingSnapshot;
-    const values = variablesFor(snapshot, simulated);
+    const values = variablesFor(snapshot, simulated.memoryVariables);
     const created = await deps.agents.create(ctx, {
       ...agentInputOf(snapshot, (text) => fillPlaceholders(text, values)),
       name: simulated.name,
       hidden: true,
+      hiddenKind: 'simulated',
       project_id: template.projectId,
       identity_ids: snapshot.identityIds,
       tool_exec_environment_variables: toolVariableValues(snapshot.toolVariables, {}),
@@ -98,7 +105,7 @@ export function createSimulatedAgentService(deps: SimulatedAgentServiceDeps) {
     await db.transaction(async (trx) => {
       const agent = await Agent.query(trx).forOrg(ctx.organizationId).findById(agentId).forUpdate();
       if (!agent) throw new NotFoundError('Agent');
-      agent.memoryVariables = variablesFor(snapshot, simulated);
+      agent.memoryVariables = variablesFor(snapshot, simulated.memoryVariables);
       await applySnapshotToAgent(trx, ctx.organizationId, agent, snapshot, { strategy: 'reconcile-all', preserveCoreMemories: false }, { tags: snapshot.tags });
       await replaceFolders(trx, ctx.organizationId, agentId, snapshot.sourceIds, new Date());
       // Identities deleted since are left out, as tools are.
@@ -173,8 +180,8 @@ export function createSimulatedAgentService(deps: SimulatedAgentServiceDeps) {
 
   return {
     /**
-     * The template's default simulated agent, built on first use. A first build that fails is a 500 with the
-     * reason (there is no agent to show); later failures leave the last agent in place, marked corrupted.
+     * The template's default simulated agent, built on first use. A build that fails leaves the last agent in place
+     * (none the first time), marked corrupted with the reason, so the editor can show it and ask for what is missing.
      */
     async getDefault(ctx: RequestContext, templateId: string): Promise<SimulatedAgentView> {
       const template = await templateOf(ctx, templateId);
@@ -195,7 +202,7 @@ export function createSimulatedAgentService(deps: SimulatedAgentServiceDeps) {
           .ignore();
       }
       const simulated = (await defaultRecord(ctx, template))!;
-      if (!(await agentExists(ctx, simulated.agentId))) await rebuildInPlace(ctx, template, simulated);
+      if (!(await agentExists(ctx, simulated.agentId))) await rebuildInPlace(ctx, template, simulated).catch(() => undefined);
       return view(ctx, template, await simulated.$query(db));
     },
 
@@ -242,9 +249,14 @@ export function createSimulatedAgentService(deps: SimulatedAgentServiceDeps) {
       return (await findById(ctx, simulatedAgentId)).memoryVariables;
     },
 
-    /** Replaces the agent's memory variables and fills the working state with them again (edits on the agent are kept first). */
+    /**
+     * Replaces the agent's memory variables and fills the working state with them again (edits on the agent are kept
+     * first). Values that leave a variable without a default unfilled are refused before anything changes.
+     */
     async putVariables(ctx: RequestContext, simulatedAgentId: string, memoryVariables: Record<string, string>): Promise<Record<string, string>> {
       const simulated = await findById(ctx, simulatedAgentId);
+      const missing = resolveMemoryVariables(memoryVariablesOf((await templateOf(ctx, simulated.templateId)).workingSnapshot), memoryVariables).missing;
+      if (missing.length > 0) throw new ConsoleError('bad_request', 'validation', missingVariablesMessage(missing));
       await pull(ctx, simulated.templateId);
       const updated = await simulated.$query(db).patchAndFetch({ memoryVariables });
       await rebuildInPlace(ctx, await templateOf(ctx, simulated.templateId), updated);

@@ -2,6 +2,7 @@ import {
   consoleTemplateNameProblem,
   fillPlaceholders,
   memoryVariablesOf,
+  missingVariablesMessage,
   parseTemplateVersion,
   resolveMemoryVariables,
   sameJson,
@@ -19,6 +20,7 @@ import {
   TemplateMigrationAgent,
   newId,
   type Database,
+  VISIBLE_AGENT,
 } from '@engram/db';
 import type { TemplateMigrationClient } from '@engram/temporal';
 import { ConflictError, NotFoundError, UnprocessableError } from '../../errors.js';
@@ -63,7 +65,12 @@ export type CreateAgentsInput = {
 export type MigrationOptions = {
   strategy: BlockReconciliationStrategy;
   preserveCoreMemories: boolean;
+  /** Values of the version's memory variables for the agents that have none of their own. */
+  memoryVariables: Record<string, string>;
 };
+
+/** What moving a template's agents to a version needs: how many move, and the variables some of them lack a value for. */
+export type MigrationRequirements = { agents: number; missing: Array<{ key: string; agents: number }> };
 
 export type SaveInput = { message?: string | undefined; migrateAgents?: MigrationOptions | undefined };
 
@@ -195,6 +202,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
       status: 'running',
       blockReconciliationStrategy: options.strategy,
       preserveCoreMemories: options.preserveCoreMemories,
+      memoryVariables: options.memoryVariables,
       abortRequested: false,
       startedAt: new Date(),
     });
@@ -244,15 +252,71 @@ export function createTemplateService(deps: TemplateServiceDeps) {
   }
 
   /** The memory variables an agent made from the version gets; a missing one without a default is a 422 naming it. */
-  function variablesFor(ref: VersionRef, input: CreateAgentsInput): Record<string, string> {
+  function variablesFor(ref: Pick<VersionRef, 'snapshot'>, input: Pick<CreateAgentsInput, 'memoryVariables'>): Record<string, string> {
     const { values, missing } = resolveMemoryVariables(memoryVariablesOf(ref.snapshot), input.memoryVariables ?? {});
-    if (missing.length > 0) {
-      throw new UnprocessableError(
-        ['body', 'memory_variables'],
-        `Missing memory variable${missing.length > 1 ? 's' : ''} without a default: ${missing.join(', ')}`,
+    if (missing.length > 0) throw new UnprocessableError(['body', 'memory_variables'], missingVariablesMessage(missing));
+    return values;
+  }
+
+  /**
+   * The template's agents a migration to `snapshot` would move (those not on `versionId` already), and the variables
+   * without a default that some of them have no value for, neither their own nor one of `given`.
+   */
+  async function migrationRequirements(
+    ctx: RequestContext,
+    template: AgentTemplate,
+    snapshot: TemplateSnapshot,
+    versionId: string | null,
+    given: Record<string, string>,
+  ): Promise<MigrationRequirements> {
+    const query = Agent.query(db).forOrg(ctx.organizationId).where('agents.template_id', template.id).select('id', 'memoryVariables');
+    if (versionId) query.where((scope) => void scope.whereNull('agents.template_version_id').orWhereNot('agents.template_version_id', versionId));
+    const agents = await query;
+    const variables = memoryVariablesOf(snapshot);
+    const lacking = new Map<string, number>();
+    for (const agent of agents) {
+      for (const key of resolveMemoryVariables(variables, { ...given, ...agent.memoryVariables }).missing) lacking.set(key, (lacking.get(key) ?? 0) + 1);
+    }
+    return { agents: agents.length, missing: [...lacking].map(([key, count]) => ({ key, agents: count })) };
+  }
+
+  /** Refuses a migration some agent could not take, before anything is saved or started, naming what is missing. */
+  async function assertMigratable(
+    ctx: RequestContext,
+    template: AgentTemplate,
+    snapshot: TemplateSnapshot,
+    versionId: string | null,
+    options: MigrationOptions,
+  ): Promise<void> {
+    const { missing } = await migrationRequirements(ctx, template, snapshot, versionId, options.memoryVariables);
+    if (missing.length === 0) return;
+    const lacking = Math.max(...missing.map((variable) => variable.agents));
+    throw new UnprocessableError(
+      ['body', 'memory_variables'],
+      `${missingVariablesMessage(missing.map((variable) => variable.key))}. ${lacking} of the template's agents ${lacking === 1 ? 'has' : 'have'} no value of ${lacking === 1 ? 'its' : 'their'} own: give the migration one`,
+    );
+  }
+
+  /**
+   * The names of a deployment's agents: the given name for one agent, `name-1` … `name-N` for several (none
+   * generated when no name is given). A name one of the project's agents already has is refused before any is made.
+   */
+  async function deploymentNames(ctx: RequestContext, ref: VersionRef, agentName: string | undefined, count: number): Promise<Array<string | undefined>> {
+    if (!agentName) return Array.from({ length: count }, () => undefined);
+    const names = count === 1 ? [agentName] : Array.from({ length: count }, (_, index) => `${agentName}-${index + 1}`);
+    const taken = await Agent.query(db)
+      .forOrg(ctx.organizationId)
+      .whereRaw(VISIBLE_AGENT)
+      .where('agents.project_id', ref.template.projectId)
+      .whereIn('agents.name', names)
+      .orderBy('agents.name')
+      .select('agents.name');
+    if (taken.length > 0) {
+      throw new ConflictError(
+        `An agent named '${taken[0]!.name}' already exists in this project: choose another name${count > 1 ? ` (the agents are named ${names[0]} to ${names.at(-1)})` : ''}`,
       );
     }
-    return values;
+    return names;
   }
 
   async function createAgentFrom(
@@ -420,6 +484,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
     ): Promise<{ view: TemplateView; version: AgentTemplateVersion; migration: TemplateMigration | null }> {
       const template = await findByName(ctx, name);
       await deps.simulatedAgents.pull(ctx, template.id);
+      if (input.migrateAgents) await assertMigratable(ctx, template, (await findById(ctx, template.id)).workingSnapshot, null, input.migrateAgents);
       const version = await saveVersion(ctx, template.id, input.message ?? null);
       const migration = input.migrateAgents ? await startMigration(ctx, template, version, input.migrateAgents) : null;
       return { view: await viewOf(ctx, await findById(ctx, template.id)), version, migration };
@@ -492,11 +557,12 @@ export function createTemplateService(deps: TemplateServiceDeps) {
 
     /**
      * Creates `count` agents from a version in one deployment, a few at a time (each agent is its own
-     * transaction); bad memory variables are refused before anything is created.
+     * transaction); bad memory variables and a name already taken are refused before anything is created.
      */
     async createAgents(ctx: RequestContext, versionText: string, input: CreateAgentsInput, count = 1) {
       const ref = await resolveVersion(ctx, versionText);
       variablesFor(ref, input);
+      const names = await deploymentNames(ctx, ref, input.agentName, count);
       const deployment = await TemplateDeployment.query(db).insert({
         id: newId('deployment'),
         organizationId: ctx.organizationId,
@@ -512,7 +578,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
         while (!failure && next < count) {
           const index = next++;
           try {
-            agentIds[index] = await createAgentFrom(ctx, ref, input, deployment.id);
+            agentIds[index] = await createAgentFrom(ctx, ref, { ...input, agentName: names[index] }, deployment.id);
           } catch (error) {
             failure ??= { error };
           }
@@ -543,6 +609,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
               ...base,
               name: input.names[index]!,
               hidden: true,
+              hiddenKind: 'evaluation',
               project_id: ref.template.projectId,
               identity_ids: ref.snapshot.identityIds,
               tool_exec_environment_variables: toolVariableValues(ref.snapshot.toolVariables, {}),
@@ -570,7 +637,24 @@ export function createTemplateService(deps: TemplateServiceDeps) {
     async migrate(ctx: RequestContext, versionText: string, options: MigrationOptions): Promise<MigrationView> {
       const ref = await resolveVersion(ctx, versionText);
       if (!ref.version) throw new UnprocessableError(['body', 'version'], 'Only a saved version can be deployed to agents');
+      await assertMigratable(ctx, ref.template, ref.snapshot, ref.version.id, options);
       return migrationView(ctx, await startMigration(ctx, ref.template, ref.version, options));
+    },
+
+    /**
+     * What migrating the template's agents to a version needs (the console asks for the missing values first); for the
+     * working state (`name:dev`), what saving it with a migration would need.
+     */
+    async migrationRequirements(ctx: RequestContext, versionText: string, given: Record<string, string>): Promise<MigrationRequirements> {
+      const ref = await resolveVersion(ctx, versionText);
+      if (!ref.version) await deps.simulatedAgents.pull(ctx, ref.template.id);
+      const snapshot = ref.version ? ref.snapshot : (await findById(ctx, ref.template.id)).workingSnapshot;
+      return migrationRequirements(ctx, ref.template, snapshot, ref.version?.id ?? null, given);
+    },
+
+    /** Refuses a version that cannot become an agent with these values, naming the variables missing (A/B arms). */
+    assertVariablesGiven(ref: Pick<VersionRef, 'snapshot'>, memoryVariables: Record<string, string>): void {
+      variablesFor(ref, { memoryVariables });
     },
 
     async listMigrations(ctx: RequestContext, query: { templateId?: string | undefined; offset: number }) {

@@ -1,4 +1,4 @@
-import { Agent, NOT_A_VISITOR_COPY, Project, ProjectFavorite, newId, type Database } from '@engram/db';
+import { Agent, VISIBLE_AGENT, Project, ProjectFavorite, newId, type Database } from '@engram/db';
 import { UniqueViolationError } from 'objection';
 import { BadRequestError, NotFoundError, UnprocessableError, badRequest } from '../../errors.js';
 import type { Actor } from './members.js';
@@ -140,7 +140,7 @@ export function createProjectService(deps: { db: Database; limits: Pick<TierLimi
       const rows = await Agent.query(db)
         .forOrg(actor.organizationId)
         .where({ projectId: project.id })
-        .whereRaw(NOT_A_VISITOR_COPY)
+        .whereRaw(VISIBLE_AGENT)
         .select('id', 'name', 'createdAt', 'updatedAt')
         .orderBy('createdAt', 'desc')
         .orderBy('id')

@@ -1,4 +1,4 @@
-import { NOT_A_VISITOR_COPY, Organization, type BillingTier, type Database } from '@engram/db';
+import { VISIBLE_AGENT, Organization, type BillingTier, type Database, VISIBLE_BLOCK } from '@engram/db';
 import { NotFoundError, TierLimitError } from '../../errors.js';
 import type { BillingMode } from '../billing/types.js';
 
@@ -152,8 +152,8 @@ type LimitedResource = {
  * quotas read.
  */
 export const LIMITED_RESOURCES = {
-  // A shared chat's copies for its visitors are the visitors' conversations, not the organization's agents.
-  agents: { limit: 'agents', errorCode: 'usageLimit', allowance: (n) => `${n} agents`, used: countRows('agents', (query) => void query.whereRaw(NOT_A_VISITOR_COPY)) },
+  // Hidden agents (a template's simulated agent, an evaluation's, a shared chat's visitors' copies) are not the organization's.
+  agents: { limit: 'agents', errorCode: 'usageLimit', allowance: (n) => `${n} agents`, used: countRows('agents', (query) => void query.whereRaw(VISIBLE_AGENT)) },
   projects: { limit: 'projects', errorCode: 'projectLimitReached', allowance: (n) => `${n} projects`, used: countRows('projects') },
   dataSources: { limit: 'dataSources', errorCode: 'usageLimit', allowance: (n) => `${n} data sources`, used: countRows('sources') },
   templates: { limit: 'templates', errorCode: 'usageLimit', allowance: (n) => `${n} templates`, used: countRows('agent_templates') },
@@ -163,7 +163,7 @@ export const LIMITED_RESOURCES = {
     limit: 'blocks',
     errorCode: 'maxUsage',
     allowance: (n) => `${n} memory blocks`,
-    used: countRows('blocks', (query) => void query.where('is_template', false)),
+    used: countRows('blocks', (query) => void query.where('is_template', false).whereRaw(VISIBLE_BLOCK)),
   },
   apiKeys: { limit: 'apiKeys', errorCode: 'maxUsage', allowance: (n) => `${n} API keys`, used: countRows('api_keys') },
   abTests: { limit: 'abTests', errorCode: 'usageLimit', allowance: (n) => `${n} A/B tests`, used: countRows('ab_tests') },

@@ -4,6 +4,8 @@ import { Button, ErrorNotice, Group, Modal, Stack, Text } from '@engram/console-
 import { Checkbox, NumberInput } from '@engram/console-kit/widgets';
 import { useOrganizationId } from '../templates/template-queries.js';
 import { TemplateVersionSelect } from '../templates/template-version-select.js';
+import type { TemplateVersion } from '../templates/template-types.js';
+import { givenValues, unfilledVariables, VariableFields } from '../templates/variable-fields.js';
 import { abTestKeys } from './ab-test-queries.js';
 import { abTestsApi, type AbTest, type AbTestArmResult } from './ab-tests-api.js';
 
@@ -12,9 +14,12 @@ export function AttachArmModal({ abTest, onClose }: { abTest: AbTest; onClose: (
   const queryClient = useQueryClient();
   const organizationId = useOrganizationId();
   const [templateName, setTemplateName] = useState<string | null>(null);
+  const [version, setVersion] = useState<TemplateVersion | null>(null);
+  const [values, setValues] = useState<Record<string, string>>({});
   const [weight, setWeight] = useState<number | string>(50);
+  const variables = version?.agentState.memoryVariables ?? [];
   const attach = useMutation({
-    mutationFn: () => abTestsApi.attach(abTest.id, { templateName: templateName!, weight: Number(weight) }),
+    mutationFn: () => abTestsApi.attach(abTest.id, { templateName: templateName!, weight: Number(weight), memoryVariables: givenValues(values) }),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: abTestKeys.abTest(organizationId, abTest.id) });
       onClose();
@@ -33,13 +38,20 @@ export function AttachArmModal({ abTest, onClose }: { abTest: AbTest; onClose: (
           <Text size="sm" c="dimmed">
             Every arm is a saved version of one template. New users are split between the arms in proportion to their weights.
           </Text>
-          <TemplateVersionSelect onChange={setTemplateName} />
+          <TemplateVersionSelect
+            onChange={(slug, chosen) => {
+              setTemplateName(slug);
+              setVersion(chosen);
+              setValues({});
+            }}
+          />
+          <VariableFields variables={variables} values={values} onChange={setValues} what="the agents this arm makes (a user's own values come first)" />
           <NumberInput label="Weight" min={0} max={1000} allowDecimal={false} value={weight} onChange={setWeight} />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel
             </Button>
-            <Button type="submit" loading={attach.isPending} disabled={!templateName}>
+            <Button type="submit" loading={attach.isPending} disabled={!templateName || unfilledVariables(variables, values).length > 0}>
               Attach version
             </Button>
           </Group>

@@ -23,7 +23,7 @@ export const abTestsApi = {
   delete: (abTestId: string) => send(abTestPath(abTestId), { method: 'DELETE' }),
 
   arms: (abTestId: string) => sendJson<{ templates: AbTestArm[] }>(abTestPath(abTestId, '/templates')),
-  attach: (abTestId: string, body: { templateName: string; weight: number }) =>
+  attach: (abTestId: string, body: { templateName: string; weight: number; memoryVariables: Record<string, string> }) =>
     sendJson<AbTestArm>(abTestPath(abTestId, '/templates'), { method: 'POST', json: body }),
   setWeight: (abTestId: string, armId: string, weight: number) =>
     sendJson<AbTestArm>(abTestPath(abTestId, `/templates/${segment(armId)}`), { method: 'PATCH', json: { weight } }),

@@ -5,6 +5,8 @@ import { FileButton, NumberInput, Select, Textarea } from '@engram/console-kit/w
 import { IconFileUpload } from '@tabler/icons-react';
 import { useOrganizationId } from '../templates/template-queries.js';
 import { TemplateVersionSelect } from '../templates/template-version-select.js';
+import type { TemplateVersion } from '../templates/template-types.js';
+import { givenValues, unfilledVariables, VariableFields } from '../templates/variable-fields.js';
 import { datasetKeys } from './dataset-queries.js';
 import { datasetsApi, type Dataset, type DatasetItem, type DatasetRun } from './datasets-api.js';
 import { draftOf, EMPTY_ITEM_DRAFT, fieldsOf, type ItemDraft } from './item-draft.js';
@@ -170,9 +172,12 @@ export function RunModal({ dataset, onClose, onStarted }: { dataset: Dataset; on
   const queryClient = useQueryClient();
   const organizationId = useOrganizationId();
   const [templateVersion, setTemplateVersion] = useState<string | null>(null);
+  const [version, setVersion] = useState<TemplateVersion | null>(null);
+  const [values, setValues] = useState<Record<string, string>>({});
   const [concurrency, setConcurrency] = useState<number>(4);
+  const variables = version?.agentState.memoryVariables ?? [];
   const start = useMutation({
-    mutationFn: () => datasetsApi.startRun(dataset.id, { templateVersion: templateVersion!, concurrency }),
+    mutationFn: () => datasetsApi.startRun(dataset.id, { templateVersion: templateVersion!, concurrency, memoryVariables: givenValues(values) }),
     onSuccess: async (run) => {
       await queryClient.invalidateQueries({ queryKey: datasetKeys.runs(organizationId, dataset.id) });
       onStarted(run);
@@ -191,13 +196,20 @@ export function RunModal({ dataset, onClose, onStarted }: { dataset: Dataset; on
           <Text size="sm" c="dimmed">
             Each item is sent to a fresh agent of its own made from the version; the answers are scored as they come.
           </Text>
-          <TemplateVersionSelect onChange={setTemplateVersion} />
+          <TemplateVersionSelect
+            onChange={(slug, chosen) => {
+              setTemplateVersion(slug);
+              setVersion(chosen);
+              setValues({});
+            }}
+          />
+          <VariableFields variables={variables} values={values} onChange={setValues} what="every item's agent" />
           <NumberInput label="Items at once" min={1} max={20} value={concurrency} onChange={(value) => setConcurrency(typeof value === 'number' ? value : 1)} />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel
             </Button>
-            <Button type="submit" loading={start.isPending} disabled={!templateVersion}>
+            <Button type="submit" loading={start.isPending} disabled={!templateVersion || unfilledVariables(variables, values).length > 0}>
               Start run
             </Button>
           </Group>

@@ -40,7 +40,7 @@ export const datasetsApi = {
   importItems: (datasetId: string, jsonl: string) => sendJson<{ imported: number }>(datasetPath(datasetId, '/items/import'), { method: 'POST', json: { jsonl } }),
 
   runs: (datasetId: string) => sendJson<{ runs: DatasetRun[] }>(datasetPath(datasetId, '/runs')),
-  startRun: (datasetId: string, body: { templateVersion: string; concurrency: number }) =>
+  startRun: (datasetId: string, body: { templateVersion: string; concurrency: number; memoryVariables: Record<string, string> }) =>
     sendJson<DatasetRun>(datasetPath(datasetId, '/runs'), { method: 'POST', json: body }),
   run: (runId: string) => sendJson<DatasetRunDetails>(api(`/dataset-runs/${segment(runId)}`)),
   compare: (baseRunId: string, otherRunId: string) => sendJson<ComparedRuns>(api('/dataset-runs/compare'), { query: { base: baseRunId, other: otherRunId } }),

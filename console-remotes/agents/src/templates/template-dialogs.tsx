@@ -22,9 +22,10 @@ import {
   useFormatters,
 } from '@engram/console-kit';
 import { Checkbox, NumberInput, Progress, Select, Textarea } from '@engram/console-kit/widgets';
-import { templateKeys, useMigrations, useOrganizationId, useTemplateVersions } from './template-queries.js';
+import { templateKeys, useMigrationRequirements, useMigrations, useOrganizationId, useTemplateVersions } from './template-queries.js';
 import { templatesApi, versionSlug } from './templates-api.js';
-import type { AgentTemplate, Migration, ReconciliationStrategy, TemplateVersion } from './template-types.js';
+import type { AgentTemplate, MemoryVariable, Migration, ReconciliationStrategy, TemplateVersion } from './template-types.js';
+import { givenValues, VariableFields } from './variable-fields.js';
 import { diffStates, type DiffLine } from './version-diff.js';
 
 const STRATEGIES: Array<{ value: ReconciliationStrategy; label: string }> = [
@@ -45,8 +46,15 @@ export function SaveVersionModal({ template, onClose, onMigrationStarted }: { te
   const [message, setMessage] = useState('');
   const [migrate, setMigrate] = useState(false);
   const [strategy, setStrategy] = useState<ReconciliationStrategy>('preserve-deleted');
+  const [values, setValues] = useState<Record<string, string>>({});
+  const needs = useMigrationRequirements(migrate ? versionSlug(template, 'dev') : null);
+  const missing = missingForMigration(template.agentState.memoryVariables, needs.data, values);
   const save = useMutation({
-    mutationFn: () => templatesApi.saveVersion(template.id, { message: message.trim() || undefined, ...(migrate ? { migrate: { blockReconciliationStrategy: strategy } } : {}) }),
+    mutationFn: () =>
+      templatesApi.saveVersion(template.id, {
+        message: message.trim() || undefined,
+        ...(migrate ? { migrate: { blockReconciliationStrategy: strategy, memoryVariables: givenValues(values) } } : {}),
+      }),
     onSuccess: async (saved) => {
       await invalidate();
       onClose();
@@ -69,11 +77,14 @@ export function SaveVersionModal({ template, onClose, onMigrationStarted }: { te
           <Textarea label="Message" placeholder="What changed" value={message} onChange={(event) => setMessage(event.currentTarget.value)} autosize minRows={2} data-autofocus />
           <Checkbox label="Migrate the template's agents to this version" checked={migrate} onChange={(event) => setMigrate(event.currentTarget.checked)} />
           {migrate ? <Select label="Blocks the version no longer has" data={STRATEGIES} value={strategy} onChange={(value) => value && setStrategy(value as ReconciliationStrategy)} allowDeselect={false} /> : null}
+          {migrate && missing.variables.length > 0 ? (
+            <VariableFields variables={missing.variables} values={values} onChange={setValues} needed={missing.needed} what="the agents that have none" />
+          ) : null}
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               Cancel
             </Button>
-            <Button type="submit" loading={save.isPending}>
+            <Button type="submit" loading={save.isPending} disabled={migrate && (needs.isPending || missing.unfilled > 0)}>
               Save version
             </Button>
           </Group>
@@ -214,12 +225,13 @@ export function DeployModal({ template, initialVersion, onClose }: { template: A
   const chosen = versions.data?.find((candidate) => candidate.version === version);
   const variables = chosen?.agentState.memoryVariables ?? [];
   const missing = variables.filter((variable) => variable.defaultValue === null && !values[variable.key]);
+  const several = Number(count) > 1;
   const deploy = useMutation({
     mutationFn: () =>
       templatesApi.deploy(versionSlug(template, version), {
         count: Number(count),
         ...(name.trim() ? { name: name.trim() } : {}),
-        memoryVariables: Object.fromEntries(Object.entries(values).filter(([, value]) => value !== '')),
+        memoryVariables: givenValues(values),
       }),
   });
   return (
@@ -257,19 +269,16 @@ export function DeployModal({ template, initialVersion, onClose }: { template: A
             />
             <Group grow>
               <NumberInput label="How many agents" value={count} onChange={setCount} min={1} max={100} />
-              <TextInput label="Name" placeholder="generated when empty" value={name} onChange={(event) => setName(event.currentTarget.value)} />
-            </Group>
-            {variables.map((variable) => (
               <TextInput
-                key={variable.key}
-                label={`{{${variable.key}}}`}
-                placeholder={variable.defaultValue ?? 'required'}
-                description={variable.defaultValue === null ? 'No default: a value is needed' : `Default: ${variable.defaultValue}`}
-                value={values[variable.key] ?? ''}
-                onChange={(event) => setValues({ ...values, [variable.key]: event.currentTarget.value })}
-                aria-label={`Memory variable ${variable.key}`}
+                label="Name"
+                placeholder="generated when empty"
+                description={name.trim() && several ? `Named ${name.trim()}-1 to ${name.trim()}-${Number(count)}` : 'A name an agent has already is refused'}
+                maxLength={100}
+                value={name}
+                onChange={(event) => setName(event.currentTarget.value)}
               />
-            ))}
+            </Group>
+            <VariableFields variables={variables} values={values} onChange={setValues} what="the agents" />
             <Group justify="flex-end">
               <Button variant="default" onClick={onClose}>
                 Cancel
@@ -283,6 +292,21 @@ export function DeployModal({ template, initialVersion, onClose }: { template: A
       )}
     </Modal>
   );
+}
+
+/**
+ * What a migration still needs: the variables some of the template's agents have no value for (with how many), and
+ * how many of those are not filled in yet.
+ */
+function missingForMigration(
+  variables: MemoryVariable[],
+  requirements: { missingMemoryVariables: Array<{ key: string; agents: number }> } | undefined,
+  values: Record<string, string>,
+) {
+  const lacking = requirements?.missingMemoryVariables ?? [];
+  const needed = new Map(lacking.map((variable) => [variable.key, `${variable.agents} agent${variable.agents === 1 ? ' has' : 's have'} no value of their own`]));
+  const shown = variables.filter((variable) => needed.has(variable.key));
+  return { variables: shown, needed, unfilled: lacking.filter((variable) => !values[variable.key]).length };
 }
 
 const STATUS_COLORS: Record<Migration['status'], string> = { running: 'blue', completed: 'teal', aborted: 'yellow', failed: 'red' };
@@ -336,8 +360,12 @@ export function MigrationsModal({ template, initialVersion, onClose }: { templat
   const invalidate = useInvalidateTemplate(template.id);
   const [version, setVersion] = useState<string | null>(initialVersion ?? (template.latestDeployedVersion === '0' ? null : template.latestDeployedVersion));
   const [strategy, setStrategy] = useState<ReconciliationStrategy>('preserve-deleted');
+  const [values, setValues] = useState<Record<string, string>>({});
+  const needs = useMigrationRequirements(version ? versionSlug(template, version) : null);
+  const chosen = versions.data?.find((candidate) => candidate.version === version);
+  const missing = missingForMigration(chosen?.agentState.memoryVariables ?? [], needs.data, values);
   const start = useMutation({
-    mutationFn: () => templatesApi.migrate(versionSlug(template, version!), { blockReconciliationStrategy: strategy }),
+    mutationFn: () => templatesApi.migrate(versionSlug(template, version!), { blockReconciliationStrategy: strategy, memoryVariables: givenValues(values) }),
     onSuccess: () => invalidate(),
   });
   return (
@@ -351,15 +379,21 @@ export function MigrationsModal({ template, initialVersion, onClose }: { templat
                 label="Version"
                 data={(versions.data ?? []).map((candidate) => ({ value: candidate.version, label: `v${candidate.version}` }))}
                 value={version}
-                onChange={setVersion}
+                onChange={(value) => {
+                  setVersion(value);
+                  setValues({});
+                }}
                 allowDeselect={false}
                 w={120}
               />
               <SegmentedControl size="xs" data={STRATEGIES.map((option) => ({ value: option.value, label: option.label }))} value={strategy} onChange={(value: string) => setStrategy(value as ReconciliationStrategy)} />
-              <Button size="sm" loading={start.isPending} disabled={!version} onClick={() => start.mutate()}>
+              <Button size="sm" loading={start.isPending} disabled={!version || needs.isPending || missing.unfilled > 0} onClick={() => start.mutate()}>
                 Migrate agents
               </Button>
             </Group>
+            {missing.variables.length > 0 ? (
+              <VariableFields variables={missing.variables} values={values} onChange={setValues} needed={missing.needed} what="the agents that have none" />
+            ) : null}
             {start.error ? <ErrorNotice error={start.error} title="The migration did not start" /> : null}
           </Stack>
         </Card>

@@ -101,6 +101,7 @@ function EditorHeader({ template, simulated, open }: { template: AgentTemplate; 
       {simulated.isCorrupted ? (
         <Alert color="red" title="The simulated agent could not be built from the template" data-testid="simulated-corrupted">
           {simulated.reason}
+          {simulated.reason?.startsWith('Missing memory variable') ? ' Give the simulation a value for each under Variables.' : ''}
         </Alert>
       ) : null}
     </Stack>
@@ -133,7 +134,12 @@ export function TemplateEditor() {
           templatePanel={<TemplatePanel template={template.data} simulated={simulated.data} />}
         />
       ) : (
-        header
+        // No agent yet (its variables have no value, or the working state cannot be built): the template's own
+        // panel, where the values are given, stands alone until one is built.
+        <Stack gap="md">
+          {header}
+          <TemplatePanel template={template.data} simulated={simulated.data} />
+        </Stack>
       )}
       {dialog?.kind === 'save' ? <SaveVersionModal template={template.data} onClose={close} onMigrationStarted={() => setDialog({ kind: 'migrations', version: null })} /> : null}
       {dialog?.kind === 'versions' ? (

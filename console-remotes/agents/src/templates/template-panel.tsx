@@ -241,6 +241,8 @@ function Variables({ template, simulated, canEdit }: { template: AgentTemplate; 
           <TextInput
             size="xs"
             label="Value in the simulation"
+            placeholder={variable.defaultValue === null ? 'required' : variable.defaultValue}
+            error={variable.defaultValue === null && !shown[variable.key] ? 'Needed to build the simulated agent' : undefined}
             value={shown[variable.key] ?? ''}
             onChange={(event) => setDraft({ ...shown, [variable.key]: event.currentTarget.value })}
             aria-label={`Simulated ${variable.key}`}

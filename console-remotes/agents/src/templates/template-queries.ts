@@ -44,6 +44,16 @@ export function useMigrations(templateId: string) {
   });
 }
 
+/** What migrating the template's agents to a version (`name:3`, or `name:dev` for saving with a migration) needs. */
+export function useMigrationRequirements(slug: string | null) {
+  const organizationId = useOrganizationId();
+  return useQuery({
+    queryKey: [...templateKeys.all(organizationId), 'migration-requirements', slug],
+    queryFn: () => templatesApi.migrationRequirements(slug!),
+    enabled: slug !== null,
+  });
+}
+
 /** The template's default simulated agent, built by the API on first visit. */
 export function useSimulatedAgent(templateId: string) {
   const organizationId = useOrganizationId();

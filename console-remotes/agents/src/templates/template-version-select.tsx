@@ -4,12 +4,19 @@ import { ErrorNotice, useProject } from '@engram/console-kit';
 import { Select } from '@engram/console-kit/widgets';
 import { templateKeys, useOrganizationId } from './template-queries.js';
 import { templatesApi, versionSlug } from './templates-api.js';
+import type { TemplateVersion } from './template-types.js';
+
+/** `v2 · message`, and what the version needs before it can run (variables without a default). */
+function versionLabel(version: TemplateVersion): string {
+  const needs = version.agentState.memoryVariables.filter((variable) => variable.defaultValue === null).map((variable) => variable.key);
+  return `v${version.version}${version.message ? ` · ${version.message}` : ''}${needs.length ? ` · needs ${needs.join(', ')}` : ''}`;
+}
 
 /**
  * Two selects, a template of the project and then one of its saved versions; `onChange` gets the version's
- * `name:version`, or null until both are chosen.
+ * `name:version` and the version itself (its variables), or nulls until both are chosen.
  */
-export function TemplateVersionSelect({ onChange }: { onChange: (slug: string | null) => void }) {
+export function TemplateVersionSelect({ onChange }: { onChange: (slug: string | null, version: TemplateVersion | null) => void }) {
   const project = useProject();
   const organizationId = useOrganizationId();
   const [templateId, setTemplateId] = useState<string | null>(null);
@@ -33,7 +40,7 @@ export function TemplateVersionSelect({ onChange }: { onChange: (slug: string | 
         onChange={(value) => {
           setTemplateId(value);
           setVersion(null);
-          onChange(null);
+          onChange(null, null);
         }}
         nothingFoundMessage="No template in this project"
         searchable
@@ -41,12 +48,13 @@ export function TemplateVersionSelect({ onChange }: { onChange: (slug: string | 
       <Select
         label="Version"
         placeholder={templateId && versions.isPending ? 'Loading…' : 'Choose a saved version'}
-        data={(versions.data ?? []).map((candidate) => ({ value: candidate.version, label: `v${candidate.version}${candidate.message ? ` · ${candidate.message}` : ''}` }))}
+        data={(versions.data ?? []).map((candidate) => ({ value: candidate.version, label: versionLabel(candidate) }))}
         value={version}
         onChange={(value) => {
           setVersion(value);
           const template = templateOf(templateId);
-          onChange(template && value ? versionSlug(template, value) : null);
+          const chosen = versions.data?.find((candidate) => candidate.version === value) ?? null;
+          onChange(template && value ? versionSlug(template, value) : null, chosen);
         }}
         disabled={!templateId}
         nothingFoundMessage="The template has no saved version"

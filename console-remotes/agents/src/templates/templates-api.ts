@@ -29,12 +29,17 @@ export const templatesApi = {
 
   versions: (templateId: string, page: { offset: number; limit: number }) =>
     sendJson<{ versions: TemplateVersion[]; hasNextPage: boolean }>(api(`/agent-templates/${segment(templateId)}/versions`), { query: page }),
-  saveVersion: (templateId: string, body: { message?: string; migrate?: { blockReconciliationStrategy: ReconciliationStrategy } }) =>
+  saveVersion: (
+    templateId: string,
+    body: { message?: string; migrate?: { blockReconciliationStrategy: ReconciliationStrategy; memoryVariables: Record<string, string> } },
+  ) =>
     sendJson<{ version: TemplateVersion; migration: Migration | null }>(api(`/agent-templates/${segment(templateId)}/versions`), { method: 'POST', json: body }),
   deploy: (versionSlug: string, body: { count: number; name?: string; tags?: string[]; memoryVariables: Record<string, string> }) =>
     sendJson<{ agentIds: string[]; deploymentId: string }>(api(`/template-versions/${segment(versionSlug)}/agents`), { method: 'POST', json: body }),
-  migrate: (versionSlug: string, body: { blockReconciliationStrategy: ReconciliationStrategy }) =>
+  migrate: (versionSlug: string, body: { blockReconciliationStrategy: ReconciliationStrategy; memoryVariables: Record<string, string> }) =>
     sendJson<Migration>(api(`/template-versions/${segment(versionSlug)}/migrate`), { method: 'POST', json: body }),
+  migrationRequirements: (versionSlug: string) =>
+    sendJson<{ agents: number; missingMemoryVariables: Array<{ key: string; agents: number }> }>(api(`/template-versions/${segment(versionSlug)}/migration-requirements`)),
   migrations: (templateId: string) => sendJson<{ migrations: Migration[]; hasNextPage: boolean }>(api('/agent-templates/migrations'), { query: { templateId } }),
   abortMigration: (workflowId: string) => sendJson<Migration>(api(`/agent-templates/migrations/${segment(workflowId)}/abort`), { method: 'POST' }),
 

@@ -41,6 +41,7 @@ export type AbTestTemplate = {
   coreAgentId: string;
   simulatedAgentId: string | null;
   weight: number;
+  memoryVariables: Record<string, string>;
 };
 
 export type ActiveAgentsPeriod = {
@@ -942,6 +943,14 @@ export type Memory = {
   file_blocks: FileBlock[];
   git_enabled: boolean;
   prompt_template: string;
+};
+
+export type MigrationRequirements = {
+  agents: number;
+  missingMemoryVariables: {
+    key: string;
+    agents: number;
+  }[];
 };
 
 export type Model = {
