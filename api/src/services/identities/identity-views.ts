@@ -20,7 +20,12 @@ function idsByIdentity<Row extends { identityId: string }>(rows: Row[], id: (row
 export async function loadIdentityViews(db: Knex, organizationId: string, identities: Identity[]): Promise<IdentityView[]> {
   const ids = identities.map((identity) => identity.id);
   if (ids.length === 0) return [];
-  const agentLinks = await IdentityAgent.query(db).forOrg(organizationId).whereIn('identityId', ids).orderBy('agentId');
+  // The platform's hidden agents linked to an identity (a template's simulated agent, an evaluation's) are not its agents.
+  const agentLinks = await IdentityAgent.query(db)
+    .forOrg(organizationId)
+    .whereIn('identityId', ids)
+    .whereNotExists((hidden) => void hidden.from('agents').whereRaw('agents.id = identity_agents.agent_id').whereNotNull('agents.hidden_kind'))
+    .orderBy('agentId');
   const blockLinks = await IdentityBlock.query(db).forOrg(organizationId).whereIn('identityId', ids).orderBy('blockId');
   const agentIds = idsByIdentity(agentLinks, (link) => link.agentId);
   const blockIds = idsByIdentity(blockLinks, (link) => link.blockId);

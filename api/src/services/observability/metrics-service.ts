@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Database } from '@engram/db';
+import { ofVisibleAgent, type Database } from '@engram/db';
 import type { RequestContext } from '../../http/request-context.js';
 import { activeQuarters, addBins, type Histogram, localPeriodNamer, percentileOf, splitIntoBuckets, type TimeSpan } from './rollup-math.js';
 
@@ -267,7 +267,10 @@ export function createMetricsService(deps: { db: Database }) {
 
     /** The sends behind the time-to-first-token chart, slowest first, a page at a time. */
     async timeToFirstTokenMessages(ctx: RequestContext, query: MetricQuery, page: { limit: number; offset: number }) {
-      const rows = (await answeredRunsIn(db, ctx, query, [{ start: query.start, end: query.end }])
+      // Hidden agents' runs are listed only when their agent is asked for; the aggregates count every run, as the rollups do.
+      const runs = answeredRunsIn(db, ctx, query, [{ start: query.start, end: query.end }]);
+      if (!query.agentId) runs.whereRaw(ofVisibleAgent('runs'));
+      const rows = (await runs
         .select('runs.id', 'runs.agent_id', 'runs.ttft_ns', 'runs.total_duration_ns', 'runs.created_at')
         .orderBy([{ column: 'runs.ttft_ns', order: 'desc' }, { column: 'runs.id' }])
         .offset(page.offset)

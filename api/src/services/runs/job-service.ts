@@ -1,4 +1,4 @@
-import { isId, Run, type Database } from '@engram/db';
+import { isId, Run, type Database, ofVisibleAgent } from '@engram/db';
 import { NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import type { BatchService, BatchWithCounts } from '../batches/batch-service.js';
@@ -25,7 +25,9 @@ export function createJobService(deps: {
     async list(ctx: RequestContext, filter: RunFilter, page: PageRequest): Promise<Job[]> {
       for (const cursor of [page.before, page.after]) if (cursor !== undefined) await this.get(ctx, cursor);
       const runs = deps.db('runs').where('organization_id', ctx.organizationId).select('id', 'created_at', deps.db.raw(`'run' as kind`));
+      // Runs of hidden agents (a template's simulated agent, an evaluation's, a visitor's copy) are listed only by their agent.
       if (filter.agentIds?.length) runs.whereIn('agent_id', filter.agentIds);
+      else runs.whereRaw(ofVisibleAgent('runs'));
       if (filter.statuses?.length) runs.whereIn('status', filter.statuses);
       if (filter.active) runs.whereIn('status', ACTIVE);
       if (filter.background !== undefined) runs.where('background', filter.background);

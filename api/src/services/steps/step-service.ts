@@ -1,5 +1,5 @@
 import type { AgentType, LettaMessage } from '@engram/core';
-import { Agent, Project, Run, Step, StepTrace, type Database } from '@engram/db';
+import { Agent, Project, Run, Step, StepTrace, type Database, ofVisibleAgent } from '@engram/db';
 import { NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { keysetPage, type PageRequest } from '../shared/paging.js';
@@ -46,7 +46,9 @@ export function createStepService(deps: StepServiceDeps) {
     if (filter.startDate) query.where('steps.created_at', '>=', filter.startDate);
     if (filter.endDate) query.where('steps.created_at', '<=', filter.endDate);
     if (filter.model !== undefined) query.where('steps.model', filter.model);
+    // Steps of hidden agents (a template's simulated agent, an evaluation's, a visitor's copy) are listed only by their agent.
     if (filter.agentId !== undefined) query.where('steps.agent_id', filter.agentId);
+    else query.whereRaw(ofVisibleAgent('steps'));
     if (filter.traceIds?.length) query.whereIn('steps.trace_id', filter.traceIds);
     if (filter.feedback !== undefined) query.where('steps.feedback', filter.feedback);
     if (filter.hasFeedback !== undefined) query[filter.hasFeedback ? 'whereNotNull' : 'whereNull']('steps.feedback');
