@@ -111,7 +111,7 @@ describe('body limits', () => {
     const response = await fetch(`${stack.baseUrl}/v1/blocks/`, {
       method: 'POST',
       headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ label: 'roomy', value: 'x'.repeat(4_000), description: 'd'.repeat(200_000) }),
+      body: JSON.stringify({ label: 'roomy', value: 'x'.repeat(4_000), metadata: { notes: 'd'.repeat(200_000) } }),
     });
     expect(response.status).toBe(200);
   });

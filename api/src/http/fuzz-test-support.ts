@@ -53,12 +53,23 @@ export type PoisonClass =
   | 'body-wrong-type'
   | 'body-oversized'
   | 'body-deep'
-  | 'body-not-an-object';
+  | 'body-not-an-object'
+  | 'name-oversized';
 
 /** Classes the input rules refuse outright (so a request carrying one writes nothing). */
-export const REFUSED_CLASSES: ReadonlySet<PoisonClass> = new Set(['path-id', 'query-text', 'cursor', 'body-text', 'body-deep']);
+export const REFUSED_CLASSES: ReadonlySet<PoisonClass> = new Set(['path-id', 'query-text', 'cursor', 'body-text', 'body-deep', 'name-oversized']);
 
-export type FuzzRequest = { operation: Operation; poison: PoisonClass; method: string; url: string; body: string | undefined };
+/**
+ * Body fields where a name belongs (names, titles, labels, summaries, descriptions, and any `…_name` or `…Name`):
+ * every one has a length limit, so 100,000 characters there are refused and never stored.
+ */
+export const NAME_FIELD = /^(name|title|label|summary|description|[a-z_]+_name|[a-z_]+_label|[a-z][A-Za-z]*Name|[a-z][A-Za-z]*Label)$/;
+
+/** Far longer than any name, title, label or description may be. */
+export const NAME_OVERSIZED_LENGTH = 100_000;
+
+/** `field`: the body field that carries the poison, where one does. */
+export type FuzzRequest = { operation: Operation; poison: PoisonClass; method: string; url: string; body: string | undefined; field?: string };
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
@@ -235,8 +246,8 @@ export function hostileRequests(
   const hasBody = operation.method !== 'GET' && operation.method !== 'DELETE';
   const baseBody = operation.body ? plausibleValue(document, operation.body) : hasBody ? {} : undefined;
   const bodyText = (value: unknown) => (value === undefined ? undefined : JSON.stringify(value));
-  const add = (poison: PoisonClass, target: string, body: string | undefined) =>
-    requests.push({ operation, poison, method: operation.method, url: target, body });
+  const add = (poison: PoisonClass, target: string, body: string | undefined, field?: string) =>
+    requests.push({ operation, poison, method: operation.method, url: target, body, ...(field ? { field } : {}) });
 
   for (const param of operation.pathParams) {
     for (const value of sample(badId)) add('path-id', url({ ...baseParams, [param]: value }), bodyText(baseBody));
@@ -259,6 +270,9 @@ export function hostileRequests(
     const path = poisonPaths[index % poisonPaths.length]!;
     const stripsNul = path.length === 1 && (plan.nulStrippedFields ?? []).includes(path[0]!);
     add('body-text', url(baseParams), bodyText(withValueAt(baseBody, path, stripsNul ? surrogates[index]! : value)));
+  }
+  for (const path of textPaths.filter((candidate) => NAME_FIELD.test(candidate.at(-1)!))) {
+    add('name-oversized', url(baseParams), bodyText(withValueAt(baseBody, path, 'n'.repeat(NAME_OVERSIZED_LENGTH))), path.join('.'));
   }
   for (const value of sample(deepJson)) add('body-deep', url(baseParams), value);
   // A route that declares no body ignores what one carries; only a declared body is worth stressing.

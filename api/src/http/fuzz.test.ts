@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
 import { signUp, type ConsoleUser } from '../routes/console/console-test-support.js';
-import { hostileRequests, operationsOf, REFUSED_CLASSES, type FuzzRequest, type OpenApiDocument } from './fuzz-test-support.js';
+import { hostileRequests, NAME_OVERSIZED_LENGTH, operationsOf, REFUSED_CLASSES, type FuzzRequest, type OpenApiDocument } from './fuzz-test-support.js';
 import { unknownValue } from './route-walk-test-support.js';
 import { BLOCK_TEXT_STRIPPED_OF_NUL } from '../routes/v1/blocks.js';
 
@@ -62,7 +62,7 @@ async function send(request: FuzzRequest): Promise<Answer> {
       body: request.body,
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
-    return { request, status: response.status, text: (await response.text()).slice(0, 300) };
+    return { request, status: response.status, text: (await response.text()).slice(0, 2000) };
   } catch (error) {
     if ((error as Error).name === 'TimeoutError') return { request, status: 0, text: `no answer within ${REQUEST_TIMEOUT_MS} ms` };
     throw error;
@@ -101,6 +101,23 @@ async function organizationDigest(organizationId: string): Promise<Record<string
     digest[table] = `${rows.length}:${stable.sort().join('\n')}`;
   }
   return digest;
+}
+
+/**
+ * Every stored text (text, varchar and JSON columns of every table, whoever owns the row) at least as long as the
+ * oversized names the walk sends: `table.column` with how many rows hold one.
+ */
+async function textsAsLongAsANameAttack(): Promise<string[]> {
+  const columns = (await stack.db('information_schema.columns')
+    .where({ table_schema: 'public' })
+    .whereIn('data_type', ['text', 'character varying', 'jsonb', 'json'])
+    .select('table_name', 'column_name')) as Array<{ tableName: string; columnName: string }>;
+  const found: string[] = [];
+  for (const { tableName, columnName } of columns) {
+    const [row] = (await stack.db(tableName).whereRaw('length(??::text) >= ?', [columnName, NAME_OVERSIZED_LENGTH]).count({ n: '*' })) as Array<{ n: string }>;
+    if (Number(row?.n ?? 0) > 0) found.push(`${tableName}.${columnName}: ${row!.n}`);
+  }
+  return found;
 }
 
 function describeAnswer(answer: Answer): string {
@@ -169,6 +186,8 @@ describe('generated hostile input over /openapi.json', () => {
     const before = await organizationDigest(owner.organizationId);
     const refusedAnswers = await sendAll(refused);
     const after = await organizationDigest(owner.organizationId);
+    // No name, title, label or description of 100,000 characters was stored anywhere (the user's own row included).
+    expect(await textsAsLongAsANameAttack()).toEqual([]);
     const stressAnswers = await sendAll(stressing);
 
     const answers = [...refusedAnswers, ...stressAnswers];
@@ -179,6 +198,11 @@ describe('generated hostile input over /openapi.json', () => {
     console.info(`fuzz: ${answers.length} requests over ${operations.length} operations, ${failed.length} answered 5xx or hung, ${upstream.length} answered 502 about an upstream`);
     expect(failed.map(describeAnswer)).toEqual([]);
     expect(refusedAnswers.filter((answer) => answer.status < 400).map(describeAnswer)).toEqual([]);
+    // A refused name says which field is too long (422 `detail[].loc`, or the console's `issues[].loc`).
+    const unnamed = refusedAnswers.filter(
+      (answer) => answer.request.poison === 'name-oversized' && (answer.status === 400 || answer.status === 422) && !answer.text.includes(`"${answer.request.field!.split('.').at(-1)}"`),
+    );
+    expect(unnamed.map(describeAnswer)).toEqual([]);
     const changed = Object.keys(before).filter((table) => before[table] !== after[table]);
     expect(changed).toEqual([]);
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError, UnprocessableError } from '../errors.js';
-import { canNameAResource, findUnstorableInput } from '../routes/shared/input-rules.js';
+import { canNameAResource, findOverlongText, findUnstorableInput } from '../routes/shared/input-rules.js';
 import { OWNED_RESOURCE_PARAMS } from '../services/tenancy/tenant-guard.js';
 
 const anyShape = () => true;
@@ -16,7 +16,8 @@ const looksUpBySlug = (query: unknown) => (query as { lookupBy?: unknown } | und
 /**
  * The shared input rules (`routes/shared/input-rules.ts`) for every route, present and future, whatever
  * its schema says: a path value that cannot name anything is a 404 before any query (even the tenant
- * guard's), and query or body input PostgreSQL cannot store is a 422 naming the field, before validation.
+ * guard's), and query or body input PostgreSQL cannot store, or a name, summary or description longer than its
+ * limit, is a 422 naming the field, before validation.
  * Registered before access control so its hooks run first.
  */
 export function registerInputRules(app: FastifyInstance): void {
@@ -37,7 +38,10 @@ export function registerInputRules(app: FastifyInstance): void {
       stripped.length > 0 && body && typeof body === 'object' && !Array.isArray(body)
         ? Object.fromEntries(Object.entries(body).map(([key, value]) => [key, stripped.includes(key) && typeof value === 'string' ? value.replaceAll('\u0000', '') : value]))
         : body;
-    const issue = findUnstorableInput(request.query, ['query']) ?? findUnstorableInput(checkedBody, ['body']);
+    const issue =
+      findUnstorableInput(request.query, ['query']) ??
+      findUnstorableInput(checkedBody, ['body']) ??
+      findOverlongText(checkedBody, ['body'], request.routeOptions.config.textLimits);
     if (issue) throw new UnprocessableError(issue.loc, issue.msg, issue.type);
   });
 }

@@ -18,5 +18,7 @@ declare module 'fastify' {
     public?: boolean;
     /** Top-level body fields whose NUL bytes the service strips, as the reference does, rather than refusing them. */
     nulStrippedBodyFields?: readonly string[];
+    /** Body fields (by name) that may be longer than the shared limit of names, summaries and descriptions allows. */
+    textLimits?: Readonly<Record<string, number>>;
   }
 }

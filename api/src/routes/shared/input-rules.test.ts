@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canNameAResource, cursorId, findUnstorableInput, MAX_JSON_DEPTH, unstorableTextReason } from './input-rules.js';
+import { canNameAResource, cursorId, findOverlongText, findUnstorableInput, MAX_JSON_DEPTH, TEXT_LIMITS, textLimitOf, unstorableTextReason } from './input-rules.js';
 
 const AGENT_ID = 'agent-3f2b8a4e-9c1d-4e5f-8a7b-1c2d3e4f5a6b';
 const noKnownShape = () => undefined;
@@ -64,5 +64,25 @@ describe('cursorId', () => {
     expect(cursorId.safeParse(AGENT_ID).success).toBe(true);
     expect(cursorId.safeParse('\u0000garbage').success).toBe(false);
     expect(cursorId.safeParse('run-7').success).toBe(false);
+  });
+});
+
+describe('findOverlongText', () => {
+  it('limits names, titles and labels of any spelling, summaries and descriptions, and nothing else', () => {
+    for (const key of ['name', 'title', 'label', 'agent_name', 'templateName', 'block_label', 'fieldLabel']) expect(textLimitOf(key)).toBe(TEXT_LIMITS.name);
+    expect(textLimitOf('summary')).toBe(TEXT_LIMITS.summary);
+    expect(textLimitOf('description')).toBe(TEXT_LIMITS.description);
+    for (const key of ['value', 'content', 'system', 'names', 'nameless']) expect(textLimitOf(key)).toBeUndefined();
+    expect(textLimitOf('description', { description: 100 })).toBe(100);
+  });
+
+  it('names the first field past its limit, nested ones included, and leaves free-form JSON alone', () => {
+    const long = 'n'.repeat(TEXT_LIMITS.name + 1);
+    expect(findOverlongText({ name: 'x'.repeat(TEXT_LIMITS.name), value: 'v'.repeat(100_000) }, ['body'])).toBeUndefined();
+    expect(findOverlongText({ name: long }, ['body'])).toEqual({ loc: ['body', 'name'], msg: `Name must be at most ${TEXT_LIMITS.name} characters long`, type: 'string_too_long' });
+    expect(findOverlongText({ memory_blocks: [{ label: 'ok' }, { label: long }] }, ['body'])?.loc).toEqual(['body', 'memory_blocks', 1, 'label']);
+    expect(findOverlongText({ agentName: long }, ['body'])?.msg).toBe(`Agent name must be at most ${TEXT_LIMITS.name} characters long`);
+    expect(findOverlongText({ metadata: { name: long }, json_schema: { description: 'd'.repeat(TEXT_LIMITS.description + 1) } }, ['body'])).toBeUndefined();
+    expect(findOverlongText({ description: 'd'.repeat(101) }, ['body'], { description: 100 })?.loc).toEqual(['body', 'description']);
   });
 });

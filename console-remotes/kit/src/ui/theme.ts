@@ -1,4 +1,4 @@
-import { createTheme, type MantineColorsTuple } from '@mantine/core';
+import { createTheme, Table, type MantineColorsTuple } from '@mantine/core';
 
 // A calm indigo-violet brand scale (Mantine's 10 shades, light to dark).
 const engram: MantineColorsTuple = [
@@ -15,4 +15,9 @@ export const consoleTheme = createTheme({
   cursorType: 'pointer',
   // People who ask their system for less motion get panels that open at once.
   respectReducedMotion: true,
+  components: {
+    // A long name (up to the API's 200 characters, one unbroken word at worst) wraps inside its cell rather than
+    // stretching its column past the screen, so every table keeps its other columns in view.
+    Table: Table.extend({ styles: { td: { overflowWrap: 'anywhere' }, th: { overflowWrap: 'normal' } } }),
+  },
 });
