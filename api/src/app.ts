@@ -91,6 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     consoleRoutes(deps.services, {
       exposeDevelopmentOutbox,
       temporalUi,
+      billing: { enforced: deps.config.billingMode === 'on', cardPayments: deps.config.payments !== null },
       pingIntervalMs: deps.config.streamPingIntervalMs,
       pollIntervalMs: deps.config.streamPollIntervalMs,
     }),

@@ -28,6 +28,7 @@ import { RemoteMount } from './remotes/remote-mount.js';
 // Screens most visits never open load on first use, so they stay out of the JavaScript before the login form.
 const EnvironmentVariablesPage = lazy(() => import('./pages/environment-variables.js').then((page) => ({ default: page.EnvironmentVariablesPage })));
 const InvitePage = lazy(() => import('./pages/invite.js').then((page) => ({ default: page.InvitePage })));
+const OrganizationSettingsPage = lazy(() => import('./pages/organization-settings.js').then((page) => ({ default: page.OrganizationSettingsPage })));
 const MembersPage = lazy(() => import('./pages/members.js').then((page) => ({ default: page.MembersPage })));
 const VerifyEmailPage = lazy(() => import('./pages/verify-email.js').then((page) => ({ default: page.VerifyEmailPage })));
 const OAuthConsentPage = lazy(() => import('./pages/oauth-consent.js').then((page) => ({ default: page.OAuthConsentPage })));
@@ -148,6 +149,7 @@ export function App() {
           <Route path="settings/api-keys" element={<ApiKeysPage />} />
           <Route path="settings/members" element={<MembersPage />} />
           <Route path="settings/environment-variables" element={<EnvironmentVariablesPage />} />
+          <Route path="settings/organization" element={<OrganizationSettingsPage />} />
           <Route path="verify-email" element={<VerifyEmailPage />} />
           <Route path="account" element={<AccountPage />} />
           <Route path="*" element={<NotFoundPage />} />

@@ -204,6 +204,9 @@ export const ROUTE_RULES: Record<string, AccessRule> = {
   'DELETE /api/user/self/connected-apps/:clientId/connections/:connectionId': MEMBER,
   'PATCH /api/organizations/self': needs('update_organization'),
   'DELETE /api/organizations/self': needs('update_organization'),
+  'GET /api/organizations/self/deletion-impact': needs('update_organization'),
+  // Any member may leave (the service keeps the last admin in).
+  'POST /api/organizations/self/leave': MEMBER,
   'GET /api/organizations/self/preferences': MEMBER,
   'GET /api/organizations/self/billing-info': needs('manage_billing'),
   'GET /api/organizations/self/credits': needs('manage_billing'),

@@ -21,7 +21,7 @@ let model: ScriptedModelServer;
 const TAG = `tenant-a-${randomBytes(4).toString('hex')}`;
 
 /** Routes that end B's own session or organization, walked last so the rest still has B signed in. */
-const ENDS_THE_CALLER = ['DELETE /api/organizations/self', 'DELETE /api/user/self', 'POST /api/user/logout'];
+const ENDS_THE_CALLER = ['POST /api/organizations/self/leave', 'DELETE /api/organizations/self', 'DELETE /api/user/self', 'POST /api/user/logout'];
 
 type TenantA = { admin: ConsoleUser; apiKey: string; params: Record<string, string>; secrets: string[] };
 

@@ -61,8 +61,8 @@ function BuyCredits() {
   );
 }
 
-/** The credit balance, buying more, and what the organization's agents spent per day. */
-export function CreditsCard() {
+/** The credit balance, buying more (with card payments), and what the organization's agents spent per day. */
+export function CreditsCard({ cardPayments }: { cardPayments: boolean }) {
   const info = useQuery({ queryKey: billingKeys.info, queryFn: billingApi.billingInfo });
   const format = useFormatters();
   return (
@@ -81,7 +81,7 @@ export function CreditsCard() {
         ) : (
           <Skeleton h={32} />
         )}
-        <BuyCredits />
+        {cardPayments ? <BuyCredits /> : null}
         <Suspense fallback={<Skeleton h={220} />}>
           <UsageChart />
         </Suspense>

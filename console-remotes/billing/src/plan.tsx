@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { Alert, Badge, Button, ErrorNotice, Group, Modal, Skeleton, Stack, Text, useFormatters } from '@engram/console-kit';
+import { Alert, Badge, Button, Code, ErrorNotice, Group, Modal, Skeleton, Stack, Text, useFormatters } from '@engram/console-kit';
 import { billingApi, billingKeys, PAID_TIERS, TIER_NAMES, type BillingInfo, type PaidTier } from './billing-api.js';
 import { CardSelect, payingCard, Section, useCards, useRefreshBilling } from './shared.js';
 
@@ -53,7 +53,7 @@ function UpgradeModal({ tier, onClose }: { tier: (typeof PAID_TIERS)[number] | n
   );
 }
 
-function PlanDetails({ info }: { info: BillingInfo }) {
+function PlanDetails({ info, cardPayments }: { info: BillingInfo; cardPayments: boolean }) {
   const format = useFormatters();
   const refresh = useRefreshBilling();
   const [upgrading, setUpgrading] = useState<(typeof PAID_TIERS)[number] | null>(null);
@@ -86,7 +86,12 @@ function PlanDetails({ info }: { info: BillingInfo }) {
           : `The current billing period ends on ${periodEnd}. Monthly credits: ${info.recurrentCredits.toLocaleString()}.`}
       </Text>
       {resume.error ? <ErrorNotice error={resume.error} title="The plan was not resumed" /> : null}
-      <Group gap="xs">
+      {cardPayments ? null : (
+        <Text size="sm" c="dimmed" data-testid="no-card-payments">
+          Plans are paid by card, and card payments are not set up on this server (<Code>STRIPE_SECRET_KEY</Code>).
+        </Text>
+      )}
+      <Group gap="xs" display={cardPayments ? undefined : 'none'}>
         {PAID_TIERS.filter((tier) => tier.tier !== info.billingTier && info.billingTier !== 'enterprise').map((tier) => (
           <Button key={tier.tier} variant={tier.tier === 'pro' ? 'filled' : 'light'} onClick={() => setUpgrading(tier)}>
             {paid ? `Switch to ${tier.name}` : `Upgrade to ${tier.name}`} (${tier.monthlyDollars}/month)
@@ -125,13 +130,13 @@ function PlanDetails({ info }: { info: BillingInfo }) {
   );
 }
 
-/** The organization's tier, its billing period, and the upgrade, cancel and resume actions. */
-export function PlanCard() {
+/** The organization's tier, its billing period, and (with card payments) the upgrade, cancel and resume actions. */
+export function PlanCard({ cardPayments }: { cardPayments: boolean }) {
   const info = useQuery({ queryKey: billingKeys.info, queryFn: billingApi.billingInfo });
   return (
     <Section title="Plan" testId="billing-plan">
       {info.error ? <ErrorNotice error={info.error} onRetry={() => void info.refetch()} /> : null}
-      {info.data ? <PlanDetails info={info.data} /> : info.isPending ? <Skeleton h={90} /> : null}
+      {info.data ? <PlanDetails info={info.data} cardPayments={cardPayments} /> : info.isPending ? <Skeleton h={90} /> : null}
     </Section>
   );
 }

@@ -49,11 +49,11 @@ function QuotaBar({ label, used, limit, asBytes }: { label: string; used: number
   );
 }
 
-/** What the organization uses of every limit of its tier (spec 000 §9). */
-export function QuotasCard() {
+/** What the organization uses of every limit of its tier (spec 000 §9); with billing off, the limits are for reference only. */
+export function QuotasCard({ enforced }: { enforced: boolean }) {
   const quotas = useQuery({ queryKey: billingKeys.quotas, queryFn: billingApi.quotas });
   return (
-    <Section title="Usage against your plan's limits" testId="billing-quotas">
+    <Section title={enforced ? "Usage against your plan's limits" : "Usage (the plan's limits are not enforced here)"} testId="billing-quotas">
       {quotas.error ? <ErrorNotice error={quotas.error} onRetry={() => void quotas.refetch()} /> : null}
       {quotas.data ? (
         <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} spacing="lg" verticalSpacing="md">

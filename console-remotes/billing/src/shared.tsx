@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { NativeSelect } from '@engram/console-kit';
+import { consoleApi, NativeSelect, queryKeys, useSession } from '@engram/console-kit';
 import { billingApi, billingKeys, type PaymentCard } from './billing-api.js';
 
 /** The titled card every section of this screen sits in. */
@@ -9,6 +9,16 @@ export { Section } from '@engram/console-kit';
 export function useRefreshBilling() {
   const queryClient = useQueryClient();
   return () => queryClient.invalidateQueries({ queryKey: billingKeys.all });
+}
+
+/**
+ * How this server bills (the console settings, shared with the member's access): whether anything is enforced
+ * (ENGRAM_BILLING) and whether cards can pay (Stripe configured). Undefined until known: nothing is sold meanwhile.
+ */
+export function useBillingSettings(): { enforced: boolean; cardPayments: boolean } | undefined {
+  const { organization } = useSession();
+  const settings = useQuery({ queryKey: queryKeys.consoleSettings(organization?.id ?? ''), queryFn: () => consoleApi.consoleSettings(), enabled: organization !== null });
+  return settings.data?.billing;
 }
 
 export function useCards() {

@@ -26,6 +26,7 @@ import {
 } from '@engram/console-kit';
 import {
   IconApps,
+  IconBuilding,
   IconChartDots,
   IconCreditCard,
   IconFolders,
@@ -197,6 +198,7 @@ export function AppLayout() {
             <NavItem to="/settings/members" label="Members" icon={IconUsers} onNavigate={close} />
             <NavItem to="/settings/api-keys" label="API keys" icon={IconKey} onNavigate={close} />
             <NavItem to="/settings/environment-variables" label="Environment variables" icon={IconVariable} onNavigate={close} />
+            <NavItem to="/settings/organization" label="Settings" icon={IconBuilding} onNavigate={close} />
           </Stack>
         </AppShell.Section>
         <AppShell.Section>

@@ -15,7 +15,7 @@ import {
   useSession,
   useValidatedSubmit,
 } from '@engram/console-kit';
-import { IconBuilding, IconCheck, IconPlus, IconSelector } from '@tabler/icons-react';
+import { IconBuilding, IconCheck, IconPlus, IconSelector, IconSettings } from '@tabler/icons-react';
 import { ModalForm } from './dialogs.js';
 
 function CreateOrganizationModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
@@ -90,6 +90,11 @@ export function OrganizationSwitcher() {
             </Menu.Item>
           ))}
           <Menu.Divider />
+          {current ? (
+            <Menu.Item leftSection={<IconSettings size={14} />} onClick={() => void navigate('/settings/organization')}>
+              Organization settings
+            </Menu.Item>
+          ) : null}
           <Menu.Item leftSection={<IconPlus size={14} />} onClick={() => setCreating(true)}>
             New organization
           </Menu.Item>

@@ -19,61 +19,58 @@ import {
   type OnboardingProgress,
   type OnboardingStatus,
 } from '@engram/console-kit';
-import { IconCircleCheck, IconCircleDashed, IconLockOpen, IconMailCheck, IconPlayerPlay } from '@tabler/icons-react';
+import { IconCircleCheck, IconCircleDashed, IconLockOpen, IconMailCheck } from '@tabler/icons-react';
 
-/** Where a step is done: a console screen, or (`href`) a page outside it. */
-type StepLink = { to: string } | { href: string };
-
-type Step = { step: string; title: string; text: string; link?: (progress: OnboardingProgress | null) => StepLink };
+/**
+ * A step of the tour: `title` names the screen where it is done (linked there), `text` what to do on it. A step is
+ * done when the organization's data shows it (`OnboardingProgress.doneSteps`) or, for a step with nothing to make
+ * (`ticksOnVisit`), once its screen was opened from here.
+ */
+type Step = { step: string; title: string; text: string; to: (progress: OnboardingProgress | null) => string; ticksOnVisit?: true };
 
 const agentsOf = (progress: OnboardingProgress | null) => (progress?.projectSlug ? `/projects/${progress.projectSlug}/agents` : '/projects');
 
-/**
- * The tour's steps (spec 000 §3), in order; `completed` follows the last. Steps the organization's
- * data shows done (an agent, a message sent to one, an API key) are checked without a click.
- */
+/** The tour's steps (spec 000 §3), in order; `completed` follows the last. */
 const STEPS: readonly Step[] = [
   {
     step: 'about_credits',
-    title: 'Know your limits',
-    text: 'Each plan caps how many projects, agents and members an organization has; the console says when you reach one.',
+    title: 'Look at Billing',
+    text: "See your credits, what your agents cost and your plan's limits.",
+    to: () => '/billing',
+    ticksOnVisit: true,
   },
   {
     step: 'create_template',
     title: 'Create an agent',
-    text: 'Give it a model and memory blocks in a project.',
-    link: (progress) => ({ to: `${agentsOf(progress)}/new` }),
+    text: 'Agents → New agent: give it a model and memory blocks.',
+    to: (progress) => `${agentsOf(progress)}/new`,
   },
   {
     step: 'explore_ade',
     title: 'Send it a first message',
-    text: 'Chat with it in the agent workspace and watch it edit its own memory.',
-    link: (progress) => ({ to: progress?.agentId ? `${agentsOf(progress)}/${progress.agentId}` : agentsOf(progress) }),
+    text: 'Chat with it in its workspace and watch it edit its own memory.',
+    to: (progress) => (progress?.agentId ? `${agentsOf(progress)}/${progress.agentId}` : agentsOf(progress)),
   },
   {
     step: 'save_version',
-    title: 'Save a version',
-    text: 'Export the agent as a file (GET /v1/agents/{agent_id}/export) to keep or share it as it is now.',
-    link: () => ({ href: '/docs' }),
+    title: 'Save a template version',
+    text: 'Templates → New template from your agent, then Save version in its editor (or publish the agent in Agent files).',
+    to: (progress) => `${agentsOf(progress)}/templates`,
   },
   {
     step: 'deploy_agent',
     title: 'Create an API key',
-    text: 'Then call your agents from your code through the /v1 API.',
-    link: () => ({ to: '/settings/api-keys' }),
+    text: 'Settings → API keys: then your code can talk to your agents.',
+    to: () => '/settings/api-keys',
   },
 ];
 
 const NOT_STARTED: OnboardingStatus = { claimedSteps: [], completedSteps: [], currentStep: null, pausedAt: null };
 
-function StepTitle({ title, link }: { title: string; link: StepLink | null }) {
-  if (!link) return <>{title}</>;
-  return 'to' in link ? (
-    <Anchor component={Link} to={link.to} inherit>
-      {title}
-    </Anchor>
-  ) : (
-    <Anchor href={link.href} target="_blank" rel="noreferrer" inherit>
+function StepTitle({ title, to, onOpen }: { title: string; to: string | null; onOpen: () => void }) {
+  if (!to) return <>{title}</>;
+  return (
+    <Anchor component={Link} to={to} inherit onClick={onOpen}>
       {title}
     </Anchor>
   );
@@ -85,8 +82,9 @@ function useOnboardingAction<T>(action: (input: T) => Promise<unknown>) {
 }
 
 /**
- * The guided tour as a checklist: a step is done when the organization's data shows it or the user
- * marked it done; the first open step is the current one. It can be hidden and brought back.
+ * The guided tour as a checklist that ticks itself: a step is done when the organization's data shows it (an agent,
+ * a message sent to one, a saved version, an API key) or its screen was opened from here; the first open step is the
+ * current one. It can be hidden and brought back.
  */
 function OnboardingChecklist({ status, progress }: { status: OnboardingStatus; progress: OnboardingProgress | null }) {
   // Moving to the next step completes the current one and claims it (services/accounts/onboarding.ts).
@@ -109,12 +107,11 @@ function OnboardingChecklist({ status, progress }: { status: OnboardingStatus; p
     );
   }
 
-  const doneByUser = (step: string) => status.completedSteps.includes(step) || (progress?.doneSteps.includes(step) ?? false);
+  const doneByUser = (step: string) =>
+    status.completedSteps.includes(step) || status.claimedSteps.includes(step) || (progress?.doneSteps.includes(step) ?? false);
   const allDone = status.currentStep === 'completed' || STEPS.every((entry) => doneByUser(entry.step));
   const isDone = (step: string) => allDone || doneByUser(step);
-  const started = status.currentStep !== null;
-  const currentIndex = started && !allDone ? STEPS.findIndex((entry) => !isDone(entry.step)) : -1;
-  const nextOpenStep = (index: number) => STEPS.slice(index + 1).find((entry) => !isDone(entry.step))?.step ?? 'completed';
+  const currentIndex = allDone ? -1 : STEPS.findIndex((entry) => !isDone(entry.step));
   const doneCount = STEPS.filter((entry) => isDone(entry.step)).length;
   return (
     <Card withBorder radius="lg" p="lg" mb="lg" data-testid="onboarding-checklist">
@@ -151,7 +148,13 @@ function OnboardingChecklist({ status, progress }: { status: OnboardingStatus; p
               </ThemeIcon>
               <Stack gap={0} style={{ flex: 1, minWidth: 0 }}>
                 <Text size="sm" fw={current ? 700 : 500} td={done ? 'line-through' : undefined} c={done ? 'dimmed' : undefined}>
-                  <StepTitle title={entry.title} link={entry.link && !done ? entry.link(progress) : null} />
+                  <StepTitle
+                    title={entry.title}
+                    to={done ? null : entry.to(progress)}
+                    onOpen={() => {
+                      if (entry.ticksOnVisit) claim.mutate({ onboardingStep: entry.step, stepToClaim: entry.step });
+                    }}
+                  />
                 </Text>
                 {done ? null : (
                   <Text size="xs" c="dimmed">
@@ -159,31 +162,10 @@ function OnboardingChecklist({ status, progress }: { status: OnboardingStatus; p
                   </Text>
                 )}
               </Stack>
-              {current ? (
-                <Button
-                  size="compact-sm"
-                  variant="light"
-                  loading={claim.isPending}
-                  onClick={() => claim.mutate({ onboardingStep: nextOpenStep(index), stepToClaim: entry.step })}
-                >
-                  Done
-                </Button>
-              ) : null}
             </Group>
           );
         })}
       </Stack>
-      {!started && !allDone ? (
-        <Button
-          mt="md"
-          size="xs"
-          leftSection={<IconPlayerPlay size={14} />}
-          loading={claim.isPending}
-          onClick={() => claim.mutate({ onboardingStep: nextOpenStep(-1) })}
-        >
-          Start
-        </Button>
-      ) : null}
     </Card>
   );
 }

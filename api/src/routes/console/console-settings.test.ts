@@ -29,7 +29,7 @@ describe('TEMPORAL_UI_URL', () => {
 });
 
 describe('GET /api/console-settings', () => {
-  it("answers the Temporal UI and the member's role with exactly the permissions it holds", async () => {
+  it("answers the Temporal UI, the member's role with exactly the permissions it holds, and how the server bills", async () => {
     const admin = await signUp(stack, { name: 'Admin' });
     const analyst = await inviteMember(stack, admin, 'analyst');
 
@@ -38,6 +38,8 @@ describe('GET /api/console-settings', () => {
     expect(forAdmin.body).toEqual({
       temporalUi: { url: 'http://temporal-ui.internal:8233', namespace: 'engram-runs' },
       member: { role: 'admin', permissions: [...ROLE_PERMISSIONS.admin].sort() },
+      // The test stack runs with billing off and no Stripe key: nothing is enforced and no card can pay.
+      billing: { enforced: false, cardPayments: false },
     });
 
     const forAnalyst = await analyst.client.get('/console-settings');

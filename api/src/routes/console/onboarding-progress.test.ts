@@ -32,7 +32,7 @@ async function v1(key: string, method: string, path: string, body: unknown, head
 }
 
 describe('onboarding progress', () => {
-  it('checks the API key, agent and first-message steps from the organization’s data, and points at the newest agent', async () => {
+  it('checks the API key, agent, first-message and saved-version steps from the organization’s data, and points at the newest agent', async () => {
     const user = await signUp(stack);
     const progress = async () => (await user.client.get('/user/self')).body.onboardingProgress;
     expect(await progress()).toEqual({ doneSteps: [], projectSlug: 'default-project', agentId: null });
@@ -48,8 +48,17 @@ describe('onboarding progress', () => {
     const second = await v1(key, 'POST', '/agents/', { name: 'second', model: 'openai/gpt-4o-mini' }, { 'x-project': project.slug });
     expect(await progress()).toEqual({ doneSteps: ['create_template', 'deploy_agent'], projectSlug: project.slug, agentId: second.id });
 
+    // A template's simulated agent talking is not the user's first message; one of their agents talking is.
+    const template = await user.client.post('/agent-templates', { name: `first-template-${Date.now().toString(36)}`, agentId: first.id });
+    const simulated = await user.client.get(`/agent-templates/${template.body.id}/simulated-agents/default`);
+    await v1(key, 'POST', `/agents/${simulated.body.agentId}/messages/async`, { messages: [{ role: 'user', content: 'trying' }] });
+    expect((await progress()).doneSteps).toEqual(['create_template', 'deploy_agent']);
     await v1(key, 'POST', `/agents/${first.id}/messages/async`, { messages: [{ role: 'user', content: 'hello' }] });
     expect((await progress()).doneSteps).toEqual(['create_template', 'explore_ade', 'deploy_agent']);
+
+    // A saved version of a template.
+    expect((await user.client.post(`/agent-templates/${template.body.id}/versions`, { message: 'first' })).status).toBe(201);
+    expect((await progress()).doneSteps).toEqual(['create_template', 'explore_ade', 'save_version', 'deploy_agent']);
 
     // What the user clicked is kept apart: the stored status did not move.
     expect((await user.client.get('/user/self')).body.onboardingStatus).toBeNull();

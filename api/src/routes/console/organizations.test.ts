@@ -16,7 +16,7 @@ describe('organizations', () => {
     expect(created.body).toEqual({ id: expect.stringMatching(/^org-/), name: 'Acme' });
 
     const self = await user.client.get('/organizations/self');
-    expect(self.body).toEqual({ id: created.body.id, name: 'Acme', isAdmin: false, createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(self.body).toEqual({ id: created.body.id, name: 'Acme', isAdmin: false, isOwner: true, createdAt: expect.any(String), updatedAt: expect.any(String) });
 
     const renamed = await user.client.patch('/organizations/self', { name: 'Acme Inc' });
     expect(renamed.body).toMatchObject({ id: created.body.id, name: 'Acme Inc' });
@@ -34,6 +34,52 @@ describe('organizations', () => {
     expect(await Organization.query(stack.db).findById(created.body.id)).toBeUndefined();
     // The user falls back to the organization they still belong to.
     expect((await user.client.get('/organizations/self')).body.id).toBe(user.organizationId);
+  });
+
+  it('refuses a name over 100 characters, naming the field', async () => {
+    const user = await signUp(stack);
+    const long = await user.client.patch('/organizations/self', { name: 'n'.repeat(101) });
+    expect(long.status).toBe(400);
+    expect(long.body).toMatchObject({ errorCode: 'validation', issues: [{ loc: ['body', 'name'] }] });
+    const huge = await user.client.post('/organizations', { name: 'n'.repeat(100_000) });
+    expect(huge.status).toBe(400);
+    expect(huge.body.issues[0].loc).toEqual(['body', 'name']);
+  });
+
+  it('says what deleting takes with it, and lets its owner alone delete it', async () => {
+    const owner = await signUp(stack);
+    const created = await owner.client.post('/organizations', { name: 'Doomed' });
+    const admin = await inviteMember(stack, owner, 'admin');
+    await admin.client.put('/user/self/active-organization', { activeOrganizationId: created.body.id });
+    await owner.client.post('/api-keys', { name: 'one' });
+    expect((await owner.client.get('/organizations/self/deletion-impact')).body).toEqual({ members: 2, apiKeys: 1, agents: 0, projects: 1, templates: 0 });
+    expect((await admin.client.get('/organizations/self')).body).toMatchObject({ id: created.body.id, isOwner: false });
+    const refused = await admin.client.delete('/organizations/self');
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ message: "Only the organization's owner can delete it", errorCode: 'noPermission' });
+    expect((await owner.client.delete('/organizations/self')).body).toEqual({ success: true });
+    expect(await Organization.query(stack.db).findById(created.body.id)).toBeUndefined();
+    expect(await ApiKey.query(stack.db).where({ organizationId: created.body.id }).resultSize()).toBe(0);
+    expect(await OrganizationMember.query(stack.db).where({ organizationId: created.body.id }).resultSize()).toBe(0);
+  });
+
+  it('lets a member leave, but not its last admin, and hands ownership to the next admin', async () => {
+    const owner = await signUp(stack);
+    const editor = await inviteMember(stack, owner, 'editor');
+    const lastAdmin = await owner.client.post('/organizations/self/leave');
+    expect(lastAdmin.status).toBe(400);
+    expect(lastAdmin.body).toEqual({ message: 'You are its last admin: make another member an admin before you leave', errorCode: 'lastAdmin' });
+
+    const left = await editor.client.post('/organizations/self/leave');
+    expect(left.body).toEqual({ activeOrganizationId: null });
+    expect((await editor.client.get('/organizations/self')).status).toBe(403);
+    expect((await owner.client.get('/organizations/self/members')).body.members).toHaveLength(1);
+
+    const admin = await inviteMember(stack, owner, 'admin');
+    expect((await owner.client.post('/organizations/self/leave')).body).toEqual({ activeOrganizationId: null });
+    expect((await admin.client.get('/organizations/self')).body).toMatchObject({ id: owner.organizationId, isOwner: true });
+    const alone = await admin.client.post('/organizations/self/leave');
+    expect(alone.body).toEqual({ message: 'You are its only member: delete the organization instead', errorCode: 'lastAdmin' });
   });
 
   it('answers 403 noPermission on organization routes to a user who belongs to none', async () => {

@@ -9,17 +9,22 @@ const OrganizationSchema = z.object({
   id: z.string(),
   name: z.string(),
   isAdmin: z.boolean(),
+  /** Whether the caller owns it (the admin member longest), who alone may delete it. */
+  isOwner: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
 
-const organizationWire = (organization: Organization): z.infer<typeof OrganizationSchema> => ({
+const organizationWire = (organization: Organization, isOwner: boolean): z.infer<typeof OrganizationSchema> => ({
   id: organization.id,
   name: organization.name,
   isAdmin: organization.isAdmin,
+  isOwner,
   createdAt: iso(organization.createdAt),
   updatedAt: iso(organization.updatedAt),
 });
+
+const DeletionImpactSchema = z.object({ members: z.number(), apiKeys: z.number(), agents: z.number(), projects: z.number(), templates: z.number() });
 
 const OrganizationName = z.string().trim().min(1).max(100);
 
@@ -42,18 +47,32 @@ export function organizationRoutes(services: AppServices): FastifyPluginAsyncZod
       },
     );
 
-    app.get(
-      '/organizations/self',
-      { schema: { tags: ['console: organizations'], response: { 200: OrganizationSchema } } },
-      async (request) => organizationWire(await services.organizations.get(requireContext(request).organizationId)),
-    );
+    const wireOf = async (organizationId: string, userId: string) =>
+      organizationWire(await services.organizations.get(organizationId), await services.organizations.isOwner(organizationId, userId));
+
+    app.get('/organizations/self', { schema: { tags: ['console: organizations'], response: { 200: OrganizationSchema } } }, async (request) => {
+      const { organizationId, userId } = requireContext(request);
+      return wireOf(organizationId, userId);
+    });
 
     app.patch(
       '/organizations/self',
       {
         schema: { tags: ['console: organizations'], body: z.object({ name: OrganizationName }), response: { 200: OrganizationSchema } },
       },
-      async (request) => organizationWire(await services.organizations.rename(requireContext(request).organizationId, request.body.name)),
+      async (request) => {
+        const { organizationId, userId } = requireContext(request);
+        await services.organizations.rename(organizationId, request.body.name);
+        return wireOf(organizationId, userId);
+      },
+    );
+
+    app.get(
+      '/organizations/self/deletion-impact',
+      {
+        schema: { tags: ['console: organizations'], summary: 'What deleting the organization takes with it', response: { 200: DeletionImpactSchema } },
+      },
+      async (request) => services.organizations.deletionImpact(requireContext(request).organizationId),
     );
 
     app.delete(
@@ -61,13 +80,29 @@ export function organizationRoutes(services: AppServices): FastifyPluginAsyncZod
       {
         schema: {
           tags: ['console: organizations'],
-          summary: 'Delete the organization with everything it owns',
+          summary: 'Delete the organization with everything it owns (its owner only)',
           response: { 200: Success },
         },
       },
       async (request) => {
-        await services.organizations.delete(requireContext(request).organizationId);
+        const { organizationId, userId } = requireContext(request);
+        await services.organizations.delete(organizationId, userId);
         return success;
+      },
+    );
+
+    app.post(
+      '/organizations/self/leave',
+      {
+        schema: {
+          tags: ['console: organizations'],
+          summary: 'Leave the organization (not as its last admin); you then act in another of yours',
+          response: { 200: z.object({ activeOrganizationId: z.string().nullable() }) },
+        },
+      },
+      async (request) => {
+        const { organizationId, userId } = requireContext(request);
+        return services.organizations.leave(organizationId, userId);
       },
     );
 

@@ -1,11 +1,27 @@
-import { Agent, ApiKey, Project, Run, User, type Database, type OnboardingStatus, type OnboardingStep, VISIBLE_AGENT } from '@engram/db';
+import {
+  Agent,
+  AgentTemplateVersion,
+  ApiKey,
+  ofVisibleAgent,
+  Project,
+  PublishedAgentFile,
+  Run,
+  User,
+  VISIBLE_AGENT,
+  type Database,
+  type OnboardingStatus,
+  type OnboardingStep,
+} from '@engram/db';
 import { NotFoundError } from '../../errors.js';
 
 const NOT_STARTED: OnboardingStatus = { claimedSteps: [], completedSteps: [], currentStep: null, pausedAt: null };
 
 /** What an organization has already done of the tour, read from its data rather than from clicks. */
 export type OnboardingProgress = {
-  /** `create_template` once it has an agent, `explore_ade` once an agent was sent a message, `deploy_agent` once it has an API key. */
+  /**
+   * `create_template` once it has an agent, `explore_ade` once one of its agents was sent a message, `save_version`
+   * once a template version was saved or an agent published as a file, `deploy_agent` once it has an API key.
+   */
   doneSteps: OnboardingStep[];
   /** Where its agents are made: the newest agent's project, else the default project. */
   projectSlug: string | null;
@@ -33,9 +49,12 @@ export function createOnboardingService(deps: { db: Database }) {
 
   return {
     async progress(organizationId: string): Promise<OnboardingProgress> {
-      const [newestAgent, firstRun, firstKey, defaultProject] = await Promise.all([
+      const [newestAgent, firstRun, firstVersion, firstPublished, firstKey, defaultProject] = await Promise.all([
         Agent.query(db).forOrg(organizationId).whereRaw(VISIBLE_AGENT).orderBy('createdAt', 'desc').orderBy('id', 'desc').select('id', 'projectId').first(),
-        Run.query(db).forOrg(organizationId).select('id').first(),
+        // A template's simulated agent or an evaluation talking is not the user sending a first message.
+        Run.query(db).forOrg(organizationId).whereRaw(ofVisibleAgent('runs')).select('id').first(),
+        AgentTemplateVersion.query(db).forOrg(organizationId).select('id').first(),
+        PublishedAgentFile.query(db).forOrg(organizationId).select('id').first(),
         ApiKey.query(db).forOrg(organizationId).select('id').first(),
         Project.query(db).forOrg(organizationId).findOne({ isDefault: true }).select('id', 'slug'),
       ]);
@@ -43,6 +62,7 @@ export function createOnboardingService(deps: { db: Database }) {
       const doneSteps: OnboardingStep[] = [];
       if (newestAgent) doneSteps.push('create_template');
       if (firstRun) doneSteps.push('explore_ade');
+      if (firstVersion || firstPublished) doneSteps.push('save_version');
       if (firstKey) doneSteps.push('deploy_agent');
       return {
         doneSteps,

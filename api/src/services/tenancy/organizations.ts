@@ -1,6 +1,34 @@
-import { grantPeriodCredits, Organization, OrganizationMember, Project, User, newId, type Database } from '@engram/db';
-import { NotFoundError } from '../../errors.js';
+import {
+  Agent,
+  AgentTemplate,
+  ApiKey,
+  grantPeriodCredits,
+  Organization,
+  OrganizationMember,
+  Project,
+  User,
+  newId,
+  VISIBLE_AGENT,
+  type Database,
+} from '@engram/db';
+import { ConsoleError, NotFoundError, badRequest } from '../../errors.js';
 import type { ApiKeyService, IssuedApiKey } from './api-keys.js';
+
+/** What deleting an organization takes with it, counted for the console to say before it asks. */
+export type DeletionImpact = { members: number; apiKeys: number; agents: number; projects: number; templates: number };
+
+/**
+ * The owner of an organization: the admin who has been a member longest (its creator, until they leave; then the
+ * admin who joined next). Only the owner may delete the organization.
+ */
+async function ownerOf(trx: Database, organizationId: string): Promise<string | undefined> {
+  const owner = await OrganizationMember.query(trx)
+    .forOrg(organizationId)
+    .where({ role: 'admin' })
+    .orderBy([{ column: 'createdAt' }, { column: 'userId' }])
+    .first();
+  return owner?.userId;
+}
 
 export type CreatedTenant = {
   organizationId: string;
@@ -95,10 +123,57 @@ export function createOrganizationService(deps: { db: Database; apiKeys: Pick<Ap
       return organization.$query(db).patchAndFetch({ name });
     },
 
-    /** Deletes the organization and everything it owns; members keep their accounts. */
-    async delete(organizationId: string): Promise<void> {
-      const deleted = await Organization.query(db).deleteById(organizationId);
-      if (deleted === 0) throw new NotFoundError('Organization');
+    isOwner: async (organizationId: string, userId: string): Promise<boolean> => (await ownerOf(db, organizationId)) === userId,
+
+    async deletionImpact(organizationId: string): Promise<DeletionImpact> {
+      await find(organizationId);
+      const [members, apiKeys, agents, projects, templates] = await Promise.all([
+        OrganizationMember.query(db).forOrg(organizationId).resultSize(),
+        ApiKey.query(db).forOrg(organizationId).resultSize(),
+        Agent.query(db).forOrg(organizationId).whereRaw(VISIBLE_AGENT).resultSize(),
+        Project.query(db).forOrg(organizationId).resultSize(),
+        AgentTemplate.query(db).forOrg(organizationId).resultSize(),
+      ]);
+      return { members, apiKeys, agents, projects, templates };
+    },
+
+    /**
+     * Deletes the organization and everything it owns (agents, keys, memberships); members keep their accounts.
+     * Only its owner may.
+     */
+    async delete(organizationId: string, userId: string): Promise<void> {
+      await db.transaction(async (trx) => {
+        const organization = await Organization.query(trx).findById(organizationId).forUpdate();
+        if (!organization) throw new NotFoundError('Organization');
+        if ((await ownerOf(trx, organizationId)) !== userId) {
+          throw new ConsoleError('forbidden', 'noPermission', "Only the organization's owner can delete it");
+        }
+        await Organization.query(trx).deleteById(organizationId);
+      });
+    },
+
+    /**
+     * The member leaves: their membership goes (their API keys stop working with it), and they act in another of
+     * their organizations, if any. The last admin cannot leave an organization: it would have nobody to manage it
+     * (make another member an admin first, or delete it).
+     */
+    async leave(organizationId: string, userId: string): Promise<{ activeOrganizationId: string | null }> {
+      return db.transaction(async (trx) => {
+        const members = await OrganizationMember.query(trx).forOrg(organizationId).forUpdate();
+        const self = members.find((member) => member.userId === userId);
+        if (!self) throw new NotFoundError('Organization');
+        if (self.role === 'admin' && !members.some((member) => member.role === 'admin' && member.userId !== userId)) {
+          throw badRequest(
+            'lastAdmin',
+            members.length > 1 ? 'You are its last admin: make another member an admin before you leave' : 'You are its only member: delete the organization instead',
+          );
+        }
+        await OrganizationMember.query(trx).forOrg(organizationId).where({ userId }).delete();
+        const next = await OrganizationMember.query(trx).where({ userId }).orderBy('createdAt').first();
+        const activeOrganizationId = next?.organizationId ?? null;
+        await User.query(trx).findById(userId).patch({ activeOrganizationId });
+        return { activeOrganizationId };
+      });
     },
 
     async listForUser(userId: string): Promise<Organization[]> {

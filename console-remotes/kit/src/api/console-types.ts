@@ -25,6 +25,8 @@ export type EmailDelivery = 'smtp' | 'outbox';
 export type ConsoleSettings = {
   temporalUi: { url: string; namespace: string } | null;
   member: { role: Role; permissions: Permission[] };
+  /** Whether tier limits and credits refuse anything here (ENGRAM_BILLING), and whether cards can pay (Stripe configured). */
+  billing: { enforced: boolean; cardPayments: boolean };
 };
 
 export type PublicUser = {
