@@ -1,5 +1,5 @@
 import { Suspense } from 'react';
-import { Button, Group, Loader, Outlet, RouterNavLink, ScrollArea, useLocation, useParams } from '@engram/console-kit';
+import { Button, Group, Loader, Outlet, RouterNavLink, useLocation, useParams } from '@engram/console-kit';
 import { IconArrowsSplit, IconBox, IconDatabase, IconFileDownload, IconId, IconKey, IconListDetails, IconPlug, IconRobot, IconStack2, IconTemplate, IconTool, IconUsersGroup, type Icon } from '@tabler/icons-react';
 
 /** The screens of this remote besides the agent workspace; the shell's navigation has one entry for all of them. */
@@ -32,25 +32,26 @@ function useRemoteRoot(): string {
   return tail ? path.slice(0, path.length - tail.length - 1) : path;
 }
 
-/** A row of links between the sections above the routed screen. */
+/**
+ * The links between the sections above the routed screen. They wrap onto a second row where the window is narrow,
+ * so every section stays in view and reachable by mouse (a row cut off at the edge hid the last ones).
+ */
 export function SectionLayout() {
   const root = useRemoteRoot();
   return (
     <>
-      <ScrollArea type="never" mb="md">
-        <Group component="nav" aria-label="Agent platform" gap={4} wrap="nowrap">
-          {SECTIONS.map(({ to, label, icon: SectionIcon }) => (
-            // `end` for the agents list only: every other section keeps its link lit on its detail screens.
-            <RouterNavLink key={to} to={to ? `${root}/${to}` : root} end={to === ''} style={{ textDecoration: 'none' }}>
-              {({ isActive }) => (
-                <Button component="span" size="xs" radius="md" variant={isActive ? 'light' : 'subtle'} color={isActive ? undefined : 'gray'} leftSection={<SectionIcon size={15} />}>
-                  {label}
-                </Button>
-              )}
-            </RouterNavLink>
-          ))}
-        </Group>
-      </ScrollArea>
+      <Group component="nav" aria-label="Agent platform" gap={4} wrap="wrap" mb="md" data-testid="section-tabs">
+        {SECTIONS.map(({ to, label, icon: SectionIcon }) => (
+          // `end` for the agents list only: every other section keeps its link lit on its detail screens.
+          <RouterNavLink key={to} to={to ? `${root}/${to}` : root} end={to === ''} style={{ textDecoration: 'none' }}>
+            {({ isActive }) => (
+              <Button component="span" size="xs" radius="md" variant={isActive ? 'light' : 'subtle'} color={isActive ? undefined : 'gray'} leftSection={<SectionIcon size={15} />}>
+                {label}
+              </Button>
+            )}
+          </RouterNavLink>
+        ))}
+      </Group>
       {/* The screens below load on first visit; the links stay while one does. */}
       <Suspense fallback={<Loader m="xl" />}>
         <Outlet />

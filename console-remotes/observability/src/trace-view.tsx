@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Badge, Box, Code, Flex, Group, Paper, ScrollArea, SimpleGrid, Stack, Table, Text, UnstyledButton, useFormatters, useMantineTheme, useParams } from '@engram/console-kit';
+import { Anchor, Badge, Box, Code, Flex, Group, Link, Paper, ScrollArea, SimpleGrid, Stack, Table, Text, UnstyledButton, useFormatters, useMantineTheme, useParams, useProject } from '@engram/console-kit';
 import { Switch } from '@engram/console-kit/widgets';
 import { observabilityApi, observabilityKeys, type TraceSpan } from './observability-api.js';
 import { useProjectAgents } from './filters.js';
@@ -161,6 +161,9 @@ function SpanDetail({ span }: { span: TraceSpan }) {
 /** One trace: its summary, the waterfall of its spans, and the chosen span's attributes and events. */
 export function TraceView() {
   const { traceId = '' } = useParams();
+  const project = useProject();
+  // The agent's workspace, and its Runs panel open at this run: the agents remote's screens, in the same project.
+  const agentPath = (agentId: string) => `/projects/${project.slug}/agents/${agentId}`;
   const format = useFormatters();
   const agents = useProjectAgents();
   const trace = useQuery({ queryKey: observabilityKeys.trace(traceId), queryFn: () => observabilityApi.trace(traceId) });
@@ -185,7 +188,13 @@ export function TraceView() {
                     <Text size="xs" c="dimmed">
                       Agent
                     </Text>
-                    <Text size="sm">{summary.agent_id ? (agents.data?.get(summary.agent_id) ?? summary.agent_id) : '—'}</Text>
+                    {summary.agent_id ? (
+                      <Anchor component={Link} to={agentPath(summary.agent_id)} size="sm" data-testid="trace-agent-link">
+                        {agents.data?.get(summary.agent_id) ?? summary.agent_id}
+                      </Anchor>
+                    ) : (
+                      <Text size="sm">—</Text>
+                    )}
                   </Stack>
                   <Stack gap={0}>
                     <Text size="xs" c="dimmed">
@@ -211,9 +220,15 @@ export function TraceView() {
                     <Text size="xs" c="dimmed">
                       Run
                     </Text>
-                    <Text size="sm" ff="monospace" data-testid="trace-run-id">
-                      {summary.run_id ?? '—'}
-                    </Text>
+                    {summary.run_id && summary.agent_id ? (
+                      <Anchor component={Link} to={`${agentPath(summary.agent_id)}?panel=runs&run=${summary.run_id}`} size="sm" ff="monospace" data-testid="trace-run-id">
+                        {summary.run_id}
+                      </Anchor>
+                    ) : (
+                      <Text size="sm" ff="monospace" data-testid="trace-run-id">
+                        {summary.run_id ?? '—'}
+                      </Text>
+                    )}
                   </Stack>
                 </SimpleGrid>
               </Section>

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import {
   ActionIcon,
+  Anchor,
   AppShell,
   Avatar,
   Burger,
@@ -42,7 +43,7 @@ import {
   IconVariable,
   type Icon,
 } from '@tabler/icons-react';
-import { Suspense, useEffect } from 'react';
+import { Suspense, useEffect, useState } from 'react';
 import { useRemotes } from '../remotes/remote-manifest.js';
 import { Logo } from './logo.js';
 import { OrganizationSwitcher } from './organization-switcher.js';
@@ -125,6 +126,34 @@ function ColorSchemeToggle() {
   );
 }
 
+/**
+ * The first thing a keyboard reaches on every page, shown only while focused: it skips the header and navigation to
+ * what the screen is for. A screen marks that with `data-skip-target` (the agent workspace, its message box); else
+ * it is the main area.
+ */
+function SkipLink() {
+  const [focused, setFocused] = useState(false);
+  return (
+    <Anchor
+      href="#main-content"
+      onFocus={() => setFocused(true)}
+      onBlur={() => setFocused(false)}
+      onClick={(event) => {
+        event.preventDefault();
+        (document.querySelector<HTMLElement>('[data-skip-target]') ?? document.getElementById('main-content'))?.focus();
+      }}
+      data-testid="skip-link"
+      style={
+        focused
+          ? { position: 'absolute', top: 8, left: 8, zIndex: 1000, padding: '6px 12px', background: 'var(--mantine-color-body)', borderRadius: 6, boxShadow: 'var(--mantine-shadow-md)' }
+          : { position: 'absolute', width: 1, height: 1, overflow: 'hidden', clipPath: 'inset(50%)', whiteSpace: 'nowrap' }
+      }
+    >
+      Skip to content
+    </Anchor>
+  );
+}
+
 /** The frame around every signed-in screen: header, navigation, and the routed page. */
 export function AppLayout() {
   const [opened, { toggle, close }] = useDisclosure(false);
@@ -146,6 +175,7 @@ export function AppLayout() {
       padding={{ base: 'sm', sm: 'lg' }}
     >
       <AppShell.Header>
+        <SkipLink />
         <Group h="100%" px="md" justify="space-between" wrap="nowrap" gap="sm">
           <Group gap="sm" wrap="nowrap" style={{ minWidth: 0 }}>
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
@@ -207,7 +237,7 @@ export function AppLayout() {
         </AppShell.Section>
       </AppShell.Navbar>
 
-      <AppShell.Main>
+      <AppShell.Main id="main-content" tabIndex={-1} style={{ outline: 'none' }}>
         {/* For the screens app.tsx loads on first use. */}
         <Suspense fallback={<Loader m="xl" />}>
           <Outlet />

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import {
   Alert,
@@ -22,13 +22,35 @@ import {
 import { IconCircleCheck, IconMailForward } from '@tabler/icons-react';
 import { SentCode } from './development-code.js';
 
+/**
+ * What the page keeps across a reload (in the tab's session storage, per account): when a code was last sent, how
+ * it went out, and the code typed so far, so reloading neither hides the code field nor loses what was typed.
+ */
+type KeptVerification = { sentAt: number | null; delivery: EmailDelivery | null; verificationCode: string };
+
+const keptKey = (userId: string) => `engram.email-verification.${userId}`;
+
+function readKept(userId: string): KeptVerification {
+  try {
+    const kept = JSON.parse(window.sessionStorage.getItem(keptKey(userId)) ?? 'null') as Partial<KeptVerification> | null;
+    return { sentAt: kept?.sentAt ?? null, delivery: kept?.delivery ?? null, verificationCode: kept?.verificationCode ?? '' };
+  } catch {
+    return { sentAt: null, delivery: null, verificationCode: '' };
+  }
+}
+
 export function VerifyEmailPage() {
   const { user } = useSession();
   const queryClient = useQueryClient();
-  const [sentAt, setSentAt] = useState<number | null>(null);
+  const [kept] = useState(() => readKept(user.id));
+  const [sentAt, setSentAt] = useState<number | null>(kept.sentAt);
   // How the last code went out; unknown when the page only learnt that one was sent a moment ago.
-  const [delivery, setDelivery] = useState<EmailDelivery | null>(null);
-  const [verificationCode, setVerificationCode] = useState('');
+  const [delivery, setDelivery] = useState<EmailDelivery | null>(kept.delivery);
+  const [verificationCode, setVerificationCode] = useState(kept.verificationCode);
+  useEffect(() => {
+    if (user.isVerified) window.sessionStorage.removeItem(keptKey(user.id));
+    else window.sessionStorage.setItem(keptKey(user.id), JSON.stringify({ sentAt, delivery, verificationCode } satisfies KeptVerification));
+  }, [user.id, user.isVerified, sentAt, delivery, verificationCode]);
   const start = useMutation({
     mutationFn: () => consoleApi.startEmailVerification(),
     onSuccess: (started) => {
@@ -68,7 +90,9 @@ export function VerifyEmailPage() {
     <>
       <PageHeader title="Verify your email" description={`We send a six-digit code to ${user.email ?? 'your email address'} to confirm it is yours.`} />
       <Stack maw={560}>
-        {start.error ? <ErrorNotice error={start.error} title="No new code was sent" /> : null}
+        {start.error ? (
+          <ErrorNotice error={start.error} title={start.error instanceof ApiError && start.error.errorCode === 'tooEarly' ? 'Not yet' : 'No new code was sent'} />
+        ) : null}
         <Card withBorder radius="lg" p="lg">
           <Stack>
             <Group justify={sentAt ? 'flex-end' : 'space-between'} wrap="wrap" gap="sm">

@@ -34,7 +34,15 @@ export const RunListQuery = z.object({
   ...pageQuery(100),
 });
 
-const JobListQuery = z.object({ active: booleanQuery.optional(), ascending: booleanQuery.optional(), ...pageQuery(100) });
+/** The reference's `active` and `ascending`, and the run filters (an agent, statuses, a stop reason), which leave batches out. */
+const JobListQuery = z.object({
+  active: booleanQuery.optional(),
+  ascending: booleanQuery.optional(),
+  agent_id: z.string().optional(),
+  statuses: csv.optional(),
+  stop_reason: z.string().optional(),
+  ...pageQuery(100),
+});
 
 export const runFilterOf = (query: Partial<z.infer<typeof RunListQuery>>): RunFilter => ({
   agentIds: [...(query.agent_ids ?? []), ...(query.agent_id ? [query.agent_id] : [])],

@@ -108,8 +108,12 @@ export function createAccountService(deps: AccountServiceDeps) {
 
   async function assertResendAllowed(userId: string, purpose: 'email_verification' | 'phone_verification'): Promise<void> {
     const nextResendTime = nextResend(await codes.lastIssuedAt(userId, purpose));
-    if (nextResendTime.getTime() > Date.now()) {
-      throw badRequest('tooEarly', 'Wait before asking for another code', { nextResendTime: nextResendTime.toISOString() });
+    const waitMs = nextResendTime.getTime() - Date.now();
+    if (waitMs > 0) {
+      const seconds = Math.ceil(waitMs / 1000);
+      throw badRequest('tooEarly', `A code was sent a moment ago: you can ask for another in ${seconds} second${seconds === 1 ? '' : 's'}`, {
+        nextResendTime: nextResendTime.toISOString(),
+      });
     }
   }
 

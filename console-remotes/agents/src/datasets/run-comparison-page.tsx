@@ -3,6 +3,7 @@ import { useRunComparison } from './dataset-queries.js';
 import type { DatasetRunResult } from './datasets-api.js';
 import { ResultErrors } from './run-results-page.js';
 import { formatScore, resultMeans, scoreChange, type ScoreChange } from './run-comparison.js';
+import { plural } from '../plural.js';
 
 const CHANGE_COLORS: Record<ScoreChange, string> = { better: 'teal', worse: 'red', same: 'gray', unscored: 'gray' };
 
@@ -18,7 +19,7 @@ function ResultCell({ result, ms }: { result: DatasetRunResult | null; ms: (valu
         <Text span fw={600} c="var(--mantine-color-text)" data-testid="compared-score">
           {formatScore(result.score)}
         </Text>{' '}
-        · {ms(result.latencyMs)} · {format.number(result.steps)} steps · {format.number(result.totalTokens)} tokens · {format.number(result.cost)} credits
+        · {ms(result.latencyMs)} · {result.steps === null ? '— steps' : plural(result.steps, 'step', 'steps', format.number)} · {format.number(result.totalTokens)} tokens · {format.number(result.cost)} credits
       </Text>
       {result.error || result.toolErrors ? <ResultErrors result={result} /> : null}
     </Stack>

@@ -9,8 +9,13 @@ export type BatchItemStatus = 'pending' | 'running' | 'completed' | 'failed' | '
 /** One request of a batch (`GET /messages/batches/{id}/items`): its agent, the run it became and how it went. */
 export type BatchItem = { id: string; agent_id: string; run_id: string | null; status: BatchItemStatus; position: number };
 
-export function listJobs(page: KeysetPage) {
-  return v1Json<Job[]>('/jobs/', { query: keysetQuery(page) });
+/** What the Runs screen narrows to: a status, one agent's runs (batches name no agent, so they drop out then). */
+export type JobFilter = { status?: string | undefined; agentId?: string | undefined };
+
+export function listJobs(page: KeysetPage, filter: JobFilter = {}) {
+  return v1Json<Job[]>('/jobs/', {
+    query: { ...keysetQuery(page), ...(filter.status ? { statuses: filter.status } : {}), ...(filter.agentId ? { agent_id: filter.agentId } : {}) },
+  });
 }
 
 export function listBatchItems(batchId: string) {

@@ -1,12 +1,12 @@
 import { Fragment, useState } from 'react';
 import { keepPreviousData, useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Anchor, Badge, Button, Card, ErrorNotice, Group, PageHeader, Skeleton, Stack, Table, Text, Tooltip, useFormatters, useNavigate, useV1 } from '@engram/console-kit';
+import { Anchor, Badge, Button, Card, ErrorNotice, Group, NativeSelect, PageHeader, Skeleton, Stack, Table, Text, Tooltip, useFormatters, useNavigate, useProject, useV1 } from '@engram/console-kit';
 import { IconChevronDown, IconChevronRight } from '@tabler/icons-react';
 import { usePermissions } from '../access/use-permissions.js';
 import { agentKeys } from '../queries.js';
 import { RUN_STATUS_COLORS } from '../workspace/run-detail.js';
 import { CursorPager, useCursorPages } from '../workspace/cursor-pager.js';
-import { cancelBatch, listBatchItems, listJobs, type Job } from './jobs-api.js';
+import { cancelBatch, listBatchItems, listJobs, type Job, type JobFilter } from './jobs-api.js';
 import { jobKeys } from './job-keys.js';
 
 const PAGE = 25;
@@ -89,19 +89,68 @@ function BatchItems({ job }: { job: Job }) {
 
 const countsOf = (job: Job) => (job.metadata?.item_counts ?? {}) as Record<string, number>;
 
+/** What went wrong in a run, in one line: the error its record keeps, else the stop reason of a run that did not complete. */
+function errorOf(job: Job): string | null {
+  const error = job.metadata?.error as { message?: unknown; error_type?: unknown; errorType?: unknown } | undefined;
+  if (error && typeof error.message === 'string') return error.message;
+  if (job.status === 'failed' || job.status === 'cancelled') return job.stop_reason ?? job.status;
+  return null;
+}
+
+const STATUSES = [
+  { value: '', label: 'Any status' },
+  { value: 'running', label: 'Running' },
+  { value: 'completed', label: 'Completed' },
+  { value: 'failed', label: 'Failed' },
+  { value: 'cancelled', label: 'Cancelled' },
+];
+
 /**
- * Every run and message batch of the organization, newest first. A run opens in its agent's runs; a batch opens
- * in place with each of its requests and how it went.
+ * Every run and message batch of the organization, newest first, filtered by status or agent (an agent's runs only,
+ * then). A run opens in its agent's runs; a batch opens in place with each of its requests and how it went.
  */
 export function JobsPage() {
+  const v1 = useV1();
+  const project = useProject();
+  const [filter, setFilter] = useState<JobFilter>({});
+  const agents = useQuery({
+    queryKey: [...agentKeys.all(v1), 'runs-filter', project.id],
+    queryFn: () => v1.listAgents({ project_id: project.id, limit: 100 }),
+  });
+  return (
+    <Stack>
+      <PageHeader title="Runs" description="Every run of your agents and every message batch, newest first. Open a batch to see each of its requests." />
+      <Group gap="sm" align="flex-end" data-testid="runs-filters">
+        <NativeSelect
+          size="xs"
+          label="Status"
+          data={STATUSES}
+          value={filter.status ?? ''}
+          onChange={(event) => setFilter({ ...filter, status: event.currentTarget.value || undefined })}
+        />
+        <NativeSelect
+          size="xs"
+          label="Agent"
+          data={[{ value: '', label: 'Any agent' }, ...(agents.data ?? []).map((agent) => ({ value: agent.id, label: agent.name }))]}
+          value={filter.agentId ?? ''}
+          onChange={(event) => setFilter({ ...filter, agentId: event.currentTarget.value || undefined })}
+        />
+      </Group>
+      {/* A new filter starts again from the newest page. */}
+      <JobsList key={JSON.stringify(filter)} filter={filter} />
+    </Stack>
+  );
+}
+
+function JobsList({ filter }: { filter: JobFilter }) {
   const v1 = useV1();
   const navigate = useNavigate();
   const format = useFormatters();
   const pages = useCursorPages();
   const [openBatch, setOpenBatch] = useState<string | null>(null);
   const jobs = useQuery({
-    queryKey: jobKeys.page(v1, pages.after),
-    queryFn: () => listJobs({ after: pages.after, limit: PAGE }),
+    queryKey: [...jobKeys.page(v1, pages.after), filter],
+    queryFn: () => listJobs({ after: pages.after, limit: PAGE }, filter),
     placeholderData: keepPreviousData,
     refetchInterval: (query) => (query.state.data?.some((job) => job.status === 'created' || job.status === 'running') ? RUNNING_REFRESH_MS : false),
   });
@@ -113,15 +162,15 @@ export function JobsPage() {
     if (job.job_type === 'batch') setOpenBatch(openBatch === job.id ? null : job.id);
     else if (job.agent_id) void navigate(`../${job.agent_id}?panel=runs&run=${job.id}`, { relative: 'path' });
   };
+  const filtered = filter.status !== undefined || filter.agentId !== undefined;
   return (
     <Stack>
-      <PageHeader title="Runs" description="Every run of your agents and every message batch, newest first. Open a batch to see each of its requests." />
       {jobs.error ? <ErrorNotice error={jobs.error} onRetry={() => void jobs.refetch()} /> : null}
       {jobs.isPending ? <Skeleton h={120} /> : null}
       {jobs.data && shown.length === 0 && pages.index === 0 ? (
         <Card withBorder p="xl">
           <Text size="sm" c="dimmed" ta="center">
-            No runs yet: every message an agent gets starts one.
+            {filtered ? 'No run matches these filters.' : 'No runs yet: every message an agent gets starts one.'}
           </Text>
         </Card>
       ) : null}
@@ -131,10 +180,12 @@ export function JobsPage() {
             <Table.Tr>
               <Table.Th />
               <Table.Th>Kind</Table.Th>
+              <Table.Th>Id</Table.Th>
               <Table.Th>Agent</Table.Th>
               <Table.Th>Status</Table.Th>
               <Table.Th>Started</Table.Th>
               <Table.Th ta="right">Duration</Table.Th>
+              <Table.Th>Error</Table.Th>
               <Table.Th>Requests</Table.Th>
             </Table.Tr>
           </Table.Thead>
@@ -152,6 +203,13 @@ export function JobsPage() {
                       </Badge>
                     </Table.Td>
                     <Table.Td>
+                      <Tooltip label={job.id}>
+                        <Text size="xs" ff="monospace" data-testid="job-id">
+                          {job.id.slice(0, job.id.indexOf('-') + 9)}…
+                        </Text>
+                      </Tooltip>
+                    </Table.Td>
+                    <Table.Td>
                       <Text size="xs" data-testid="job-agent">
                         {job.agent_id ? nameOf(job.agent_id) : '—'}
                       </Text>
@@ -167,6 +225,13 @@ export function JobsPage() {
                     <Table.Td ta="right" ff="monospace" fz="xs">
                       {format.durationNs(job.total_duration_ns)}
                     </Table.Td>
+                    <Table.Td maw={280}>
+                      {errorOf(job) ? (
+                        <Text size="xs" c="red" lineClamp={2} title={errorOf(job) ?? undefined} data-testid="job-error">
+                          {errorOf(job)}
+                        </Text>
+                      ) : null}
+                    </Table.Td>
                     <Table.Td>
                       {job.job_type === 'batch' ? (
                         <Text size="xs" data-testid="batch-counts">
@@ -180,7 +245,7 @@ export function JobsPage() {
                   </Table.Tr>
                   {openBatch === job.id ? (
                     <Table.Tr>
-                      <Table.Td colSpan={7}>
+                      <Table.Td colSpan={9}>
                         <BatchItems job={job} />
                       </Table.Td>
                     </Table.Tr>

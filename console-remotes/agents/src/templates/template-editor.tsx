@@ -34,16 +34,17 @@ function EditorHeader({ template, simulated, open }: { template: AgentTemplate; 
   const hasVersion = template.latestDeployedVersion !== '0';
   return (
     <Stack gap="xs" mb="sm">
-      <Group justify="space-between" wrap="nowrap" gap="sm">
-        <Group gap="xs" wrap="nowrap" style={{ minWidth: 0 }}>
+      {/* The name and its badges come first and keep their room; the actions wrap below them where the window is narrow. */}
+      <Group justify="space-between" wrap="wrap" gap="sm">
+        <Group gap="xs" wrap="nowrap" style={{ minWidth: 0, flex: '1 1 320px' }}>
           <Tooltip label="All templates">
             <ActionIcon component={Link} to=".." relative="path" variant="subtle" aria-label="All templates">
               <IconArrowLeft size={18} />
             </ActionIcon>
           </Tooltip>
           <Stack gap={0} style={{ minWidth: 0 }}>
-            <Group gap="xs" wrap="nowrap">
-              <Title order={3} fz={{ base: 'h4', sm: 'h3' }} lh={1.2} lineClamp={1} data-testid="template-name">
+            <Group gap="xs" wrap="wrap" data-testid="template-header-title">
+              <Title order={3} fz={{ base: 'h4', sm: 'h3' }} lh={1.2} style={{ overflowWrap: 'anywhere' }} data-testid="template-name">
                 {template.name}
               </Title>
               <Badge variant="light" tt="none" data-testid="template-version">
@@ -60,7 +61,7 @@ function EditorHeader({ template, simulated, open }: { template: AgentTemplate; 
             </Text>
           </Stack>
         </Group>
-        <Group gap={6} wrap="nowrap">
+        <Group gap={6} wrap="wrap">
           {can('update_templates') ? (
             <Button size="xs" leftSection={<IconDeviceFloppy size={14} />} onClick={() => open({ kind: 'save' })}>
               Save version

@@ -72,6 +72,8 @@ function Composer({
           }}
           aria-label="Message"
           radius="md"
+          // What the shell's skip link jumps to: the message box, first thing a keyboard user wants here.
+          data-skip-target
         />
         {busy && chat.status !== 'loading' ? (
           <Tooltip label="Stop the running turn">

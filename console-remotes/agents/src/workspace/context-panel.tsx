@@ -1,6 +1,7 @@
 import { Box, ErrorNotice, Group, Skeleton, Stack, Table, Text, Tooltip, useFormatters, type ContextWindow } from '@engram/console-kit';
 import { Progress } from '@engram/console-kit/widgets';
 import { useContextWindow } from '../queries.js';
+import { plural } from '../plural.js';
 
 const SECTIONS: Array<{ key: keyof ContextWindow; label: string; color: string; hint: string }> = [
   { key: 'num_tokens_system', label: 'System prompt', color: 'engram', hint: 'The instructions the agent always sees' },
@@ -69,7 +70,7 @@ export function ContextPanel({ agentId }: { agentId: string }) {
       </Table>
       <Group gap="lg">
         <Text size="xs" c="dimmed">
-          {format.number(data.num_messages)} messages in context
+          {plural(data.num_messages, 'message', 'messages', format.number)} in context
         </Text>
         <Text size="xs" c="dimmed">
           {format.number(data.num_recall_memory)} in recall memory

@@ -1,4 +1,5 @@
 import { useState, type ReactNode } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import {
   ActionIcon,
   Anchor,
@@ -8,6 +9,7 @@ import {
   CopyButton,
   ErrorNotice,
   Group,
+  Link,
   Paper,
   SimpleGrid,
   Skeleton,
@@ -16,12 +18,15 @@ import {
   Tooltip,
   UnstyledButton,
   useFormatters,
+  useProject,
+  useV1,
   type Run,
   type Step,
 } from '@engram/console-kit';
 import { Collapse } from '@engram/console-kit/widgets';
 import { IconArrowLeft, IconCheck, IconChevronDown, IconChevronRight, IconCopy, IconExternalLink } from '@tabler/icons-react';
 import { temporalWorkflowUrl } from '../ade-api.js';
+import { segment, v1Json } from '../v1-request.js';
 import { useConsoleSettings, useRun, useRunSteps, useRunUsage, useStepDetail } from '../queries.js';
 
 export const RUN_STATUS_COLORS: Record<string, string> = { completed: 'teal', running: 'blue', created: 'gray', failed: 'red', cancelled: 'yellow' };
@@ -158,11 +163,27 @@ function RunSummary({ run }: { run: Run }) {
   );
 }
 
-/** One run: what it took, a link to its workflow in the Temporal UI, and each step with its raw provider call. */
+/**
+ * The run's trace in the Observability screens: its first span names the trace (`GET /v1/runs/{id}/trace`); none
+ * while tracing is off or the spans passed their retention.
+ */
+function useRunTraceId(runId: string, finished: boolean) {
+  const v1 = useV1();
+  return useQuery({
+    queryKey: ['v1', v1.organizationId, 'run-trace-id', runId],
+    queryFn: async () => (await v1Json<Array<{ trace_id: string }>>(`/runs/${segment(runId)}/trace`, { query: { limit: 1 } }))[0]?.trace_id ?? null,
+    // Spans are written in batches as the run goes: look again once it ended.
+    enabled: finished,
+  });
+}
+
+/** One run: what it took, links to its trace and its workflow in the Temporal UI, and each step with its raw provider call. */
 export function RunDetail({ runId, onBack }: { runId: string; onBack: () => void }) {
   const run = useRun(runId);
   const steps = useRunSteps(runId, run.data?.status);
   const settings = useConsoleSettings();
+  const project = useProject();
+  const traceId = useRunTraceId(runId, run.data !== undefined && run.data.status !== 'running' && run.data.status !== 'created');
   const temporalUi = settings.data?.temporalUi;
   return (
     <Stack gap="sm" data-testid="run-detail">
@@ -170,14 +191,21 @@ export function RunDetail({ runId, onBack }: { runId: string; onBack: () => void
         <Button size="xs" variant="subtle" leftSection={<IconArrowLeft size={14} />} onClick={onBack} px={6}>
           All runs
         </Button>
-        {temporalUi ? (
-          <Anchor href={temporalWorkflowUrl(temporalUi, runId)} target="_blank" rel="noopener noreferrer" size="xs" data-testid="temporal-link">
-            <Group gap={4} wrap="nowrap">
-              Workflow in Temporal
-              <IconExternalLink size={13} />
-            </Group>
-          </Anchor>
-        ) : null}
+        <Group gap="sm" wrap="nowrap">
+          {traceId.data ? (
+            <Anchor component={Link} to={`/projects/${project.slug}/observability/traces/${traceId.data}`} size="xs" data-testid="run-trace-link">
+              Trace
+            </Anchor>
+          ) : null}
+          {temporalUi ? (
+            <Anchor href={temporalWorkflowUrl(temporalUi, runId)} target="_blank" rel="noopener noreferrer" size="xs" data-testid="temporal-link">
+              <Group gap={4} wrap="nowrap">
+                Workflow in Temporal
+                <IconExternalLink size={13} />
+              </Group>
+            </Anchor>
+          ) : null}
+        </Group>
       </Group>
       <Group gap="xs" wrap="nowrap">
         {run.data ? (

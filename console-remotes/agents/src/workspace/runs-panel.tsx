@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Badge, Button, ErrorNotice, Group, Skeleton, Stack, Table, Text, Tooltip, useFormatters, useV1, type Run } from '@engram/console-kit';
+import { Anchor, Badge, Button, ErrorNotice, Group, Link, Skeleton, Stack, Table, Text, Tooltip, useFormatters, useProject, useV1, type Run } from '@engram/console-kit';
 import { agentKeys, useRunUsage } from '../queries.js';
 import { RUN_STATUS_COLORS, RunDetail } from './run-detail.js';
 
@@ -32,6 +32,7 @@ export function RunsPanel({ agentId, openRunId, onOpenRun }: { agentId: string; 
 
 function RunsTable({ agentId, onOpenRun }: { agentId: string; onOpenRun: (runId: string) => void }) {
   const v1 = useV1();
+  const project = useProject();
   const format = useFormatters();
   const [cursors, setCursors] = useState<string[]>([]);
   const after = cursors.at(-1);
@@ -52,6 +53,11 @@ function RunsTable({ agentId, onOpenRun }: { agentId: string; onOpenRun: (runId:
   const last = runs.data.at(-1);
   return (
     <Stack gap="sm">
+      <Group justify="flex-end">
+        <Anchor component={Link} to={`/projects/${project.slug}/observability/traces?agentId=${encodeURIComponent(agentId)}&scope=organization`} size="xs" data-testid="agent-traces-link">
+          This agent's traces
+        </Anchor>
+      </Group>
       <Table.ScrollContainer minWidth={0}>
         <Table verticalSpacing={6} horizontalSpacing="xs" fz="sm" highlightOnHover data-testid="runs-table">
           <Table.Thead>

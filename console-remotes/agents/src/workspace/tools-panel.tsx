@@ -5,10 +5,12 @@ import {
   Badge,
   Button,
   Card,
+  Code,
   ErrorNotice,
   Group,
   Skeleton,
   Stack,
+  Table,
   Text,
   Tooltip,
   useV1,
@@ -16,12 +18,63 @@ import {
   type Tool,
 } from '@engram/console-kit';
 import { Collapse, Select, Switch } from '@engram/console-kit/widgets';
-import { IconCode, IconPencil, IconPlayerPlay, IconPlugConnected, IconPlus, IconUnlink } from '@tabler/icons-react';
+import { IconChevronDown, IconChevronRight, IconCode, IconPencil, IconPlayerPlay, IconPlugConnected, IconPlus, IconUnlink } from '@tabler/icons-react';
 import { usePermissions } from '../access/use-permissions.js';
 import { canRunOnItsOwn } from '../ade-api.js';
 import { agentKeys, useAgentTools, useOrganizationTools } from '../queries.js';
 import { ToolEditorModal } from '../tools/tool-editor-modal.js';
 import { ToolRunForm } from './tool-run-form.js';
+
+/** A tool as `/v1` answers it: the kit's shape, and the source a custom tool runs. */
+type ToolWithSource = Tool & { source_code?: string | null };
+
+/** What the model is told about a tool (its description and parameters) and, for a custom tool, the source it runs. */
+function ToolDetails({ tool }: { tool: ToolWithSource }) {
+  const parameters = Object.entries(tool.json_schema.parameters?.properties ?? {});
+  const required = new Set(tool.json_schema.parameters?.required ?? []);
+  return (
+    <Stack gap={6} data-testid="tool-details">
+      {tool.description ? (
+        <Text size="xs" style={{ whiteSpace: 'pre-wrap' }}>
+          {tool.description}
+        </Text>
+      ) : null}
+      <Text size="xs" fw={600}>
+        Parameters
+      </Text>
+      {parameters.length === 0 ? (
+        <Text size="xs" c="dimmed">
+          None.
+        </Text>
+      ) : (
+        <Table fz="xs" verticalSpacing={2} horizontalSpacing="xs" data-testid="tool-parameters">
+          <Table.Tbody>
+            {parameters.map(([name, schema]) => (
+              <Table.Tr key={name}>
+                <Table.Td ff="monospace">
+                  {name}
+                  {required.has(name) ? '' : '?'}
+                </Table.Td>
+                <Table.Td c="dimmed">{schema.type ?? 'any'}</Table.Td>
+                <Table.Td>{schema.description ?? ''}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      {tool.source_code ? (
+        <>
+          <Text size="xs" fw={600}>
+            Source
+          </Text>
+          <Code block fz="xs" mah={240} style={{ overflow: 'auto' }} data-testid="tool-source">
+            {tool.source_code}
+          </Code>
+        </>
+      ) : null}
+    </Stack>
+  );
+}
 
 /** The toggle writes a `requires_approval` tool rule on the agent; its presence is the state. */
 function requiresApproval(agent: Agent, tool: Tool): boolean {
@@ -33,6 +86,7 @@ function ToolRow({ agent, tool, onEdit }: { agent: Agent; tool: Tool; onEdit: ()
   const queryClient = useQueryClient();
   const { can } = usePermissions();
   const [running, setRunning] = useState(false);
+  const [open, setOpen] = useState(false);
   const changeable = can('changeAgent');
   const runnable = changeable && canRunOnItsOwn(tool);
   const editable = can('updateTool');
@@ -51,9 +105,20 @@ function ToolRow({ agent, tool, onEdit }: { agent: Agent; tool: Tool; onEdit: ()
     <Card withBorder radius="md" p="sm" data-testid={`tool-${tool.name}`}>
       <Stack gap={6}>
         <Group justify="space-between" wrap="nowrap">
-          <Text size="sm" fw={600} ff="monospace" truncate>
+          <Button
+            variant="subtle"
+            color="gray"
+            size="compact-sm"
+            px={4}
+            leftSection={open ? <IconChevronDown size={14} /> : <IconChevronRight size={14} />}
+            onClick={() => setOpen((shown) => !shown)}
+            aria-expanded={open}
+            aria-label={`${tool.name}: ${open ? 'hide' : 'show'} its parameters and source`}
+            styles={{ label: { fontFamily: 'var(--mantine-font-family-monospace)', fontWeight: 600 } }}
+            style={{ minWidth: 0 }}
+          >
             {tool.name}
-          </Text>
+          </Button>
           <Group gap={4} wrap="nowrap">
             <Badge size="xs" variant="default" tt="none">
               {tool.tool_type.replace(/^letta_/, '')}
@@ -87,7 +152,9 @@ function ToolRow({ agent, tool, onEdit }: { agent: Agent; tool: Tool; onEdit: ()
             ) : null}
           </Group>
         </Group>
-        {tool.description ? (
+        {open ? (
+          <ToolDetails tool={tool} />
+        ) : tool.description ? (
           <Text size="xs" c="dimmed" lineClamp={2}>
             {tool.description}
           </Text>

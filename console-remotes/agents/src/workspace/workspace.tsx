@@ -74,13 +74,23 @@ const TEMPLATE_PANELS: Panel[] = [
 const isPanelOf = (panels: Panel[]) => (value: string | null): value is PanelId => panels.some((panel) => panel.id === value);
 
 /**
+ * What a link may call a panel besides its id: the name its tab shows, in any case (`?panel=archive` opens the
+ * Archive, whose id is `archival`).
+ */
+function panelIdOf(panels: Panel[], requested: string | null): string | null {
+  if (requested === null) return null;
+  const wanted = requested.toLowerCase();
+  return panels.find((panel) => panel.id === wanted || panel.label.toLowerCase() === wanted)?.id ?? wanted;
+}
+
+/**
  * The open panel and run, kept in the address (`?panel=runs&run=…`): a reload reopens them and a run can be linked
  * to. Switching panels replaces the entry; opening a run adds one, so Back returns to the list.
  */
 function usePanelLocation(fallback: PanelId | 'chat', panels: Panel[]) {
   const isPanel = isPanelOf(panels);
   const [params, setParams] = useSearchParams();
-  const requested = params.get('panel');
+  const requested = panelIdOf(panels, params.get('panel'));
   const runId = params.get('run');
   const panel: PanelId | 'chat' = isPanel(requested) ? requested : requested === 'chat' && fallback === 'chat' ? 'chat' : runId ? 'runs' : fallback;
   const update = (changes: Record<string, string | null>, replace: boolean) =>
