@@ -81,6 +81,13 @@ describe('templates in the console', () => {
     await poll(() => page.getByTestId('template-name').textContent()).toBe('support-template');
     expect(await page.getByTestId('template-version').textContent()).toBe('no version yet');
 
+    // Neither variable has a default: the simulated agent is built once the simulation has a value for each.
+    await poll(() => page.getByTestId('simulated-corrupted').textContent()).toContain('Missing memory variables without a default: botName, userName');
+    await page.getByRole('textbox', { name: 'Simulated botName' }).fill('Sim');
+    await page.getByRole('textbox', { name: 'Simulated userName' }).fill('Tester');
+    await page.getByRole('button', { name: 'Apply to the simulation' }).click();
+    await poll(() => page.getByTestId('simulated-corrupted').count()).toBe(0);
+
     // The simulated agent answers in the editor's chat.
     model.enqueue({ type: 'text', text: 'Hello, I am the simulated agent.' });
     await page.getByRole('textbox', { name: 'Message' }).fill('Who are you?');

@@ -142,6 +142,9 @@ describe('the billing remote', () => {
 
       // Plan and balance: the Free tier with this month's grant; usage: the step above, as a bar of the chart.
       await poll(() => page.getByTestId('billing-tier').textContent()).toBe('Free');
+      // Billing on, with Stripe: plans are sold and nothing says limits go unenforced.
+      await poll(() => page.getByRole('button', { name: /^Upgrade to Pro/ }).isVisible()).toBe(true);
+      expect(await page.getByTestId('billing-not-enforced').count()).toBe(0);
       const granted = await shownBalance(page);
       expect(granted).toBe(await storedBalance(organization.id));
       await page.getByRole('radiogroup', { name: 'Usage measure' }).getByText('Requests').click();
