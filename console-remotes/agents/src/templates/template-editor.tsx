@@ -101,8 +101,7 @@ function EditorHeader({ template, simulated, open }: { template: AgentTemplate; 
       {refresh.error ? <ErrorNotice error={refresh.error} title="The simulated agent was not rebuilt" /> : null}
       {simulated.isCorrupted ? (
         <Alert color="red" title="The simulated agent could not be built from the template" data-testid="simulated-corrupted">
-          {simulated.reason}
-          {simulated.reason?.startsWith('Missing memory variable') ? ' Give the simulation a value for each under Variables.' : ''}
+          {simulated.reason?.startsWith('Missing memory variable') ? `${simulated.reason}. Give the simulation a value for each under Variables.` : simulated.reason}
         </Alert>
       ) : null}
     </Stack>
