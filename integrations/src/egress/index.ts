@@ -1,0 +1,16 @@
+export { classifyAddress, parseIpAddress, parseIpNetwork, type AddressClass } from './addresses.js';
+export { EgressConfigError, parseEgressConfig } from './config.js';
+export {
+  createEgressPolicy,
+  egressRefusalOf,
+  EgressRefusedError,
+  type EgressConfig,
+  type EgressPolicy,
+  type EgressPolicyOptions,
+  type EgressRefusal,
+  type EgressRefusalReason,
+  type EgressResolver,
+  type EgressRule,
+  type EgressScope,
+  type ResolvedAddress,
+} from './policy.js';
