@@ -14,6 +14,7 @@ import {
 } from '@engram/core';
 import { modelCallRefusal, StepTrace, takeModelCall, type Database, type LlmConfig, type SecretBox } from '@engram/db';
 import { classifyProviderError, createModelClient, ModelCallError, providerFor, type BaseProviderConfig } from '@engram/integrations/llm';
+import type { EgressPolicy } from '@engram/integrations/egress';
 import { loadRunContext, type RunContext } from './context.js';
 import { publishDelta } from './run-log.js';
 import { inSpan, tracingOf, type ActivityTracing } from './spans.js';
@@ -29,7 +30,7 @@ export type CallModelInput = {
 /** `contextWindow` lets the workflow decide on compaction without loading the agent. */
 export type CallModelResult = ModelTurn & { llmRequestNs: number; contextWindow: number };
 
-type Deps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox; tracing?: ActivityTracing };
+type Deps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox; egress: Pick<EgressPolicy, 'fetchFor'>; tracing?: ActivityTracing };
 
 const HEARTBEAT_EVERY_MS = 2000;
 

@@ -125,7 +125,12 @@ async function completeAtOnce(client: Anthropic, request: ModelRequest, signal: 
 
 export function createAnthropicModelClient(provider: ModelClientProvider): ModelClient {
   // Retries belong to Temporal's activity retry policy, which knows the error kinds.
-  const client = new Anthropic({ apiKey: provider.apiKey ?? 'not-needed', baseURL: anthropicBaseUrl(provider.baseUrl), maxRetries: 0 });
+  const client = new Anthropic({
+    apiKey: provider.apiKey ?? 'not-needed',
+    baseURL: anthropicBaseUrl(provider.baseUrl),
+    maxRetries: 0,
+    ...(provider.fetch ? { fetch: provider.fetch } : {}),
+  });
   return {
     async complete(request, options) {
       try {

@@ -22,7 +22,7 @@ function embeddingsBaseUrl(provider: ModelClientProvider): string {
 /** Every supported embedding provider speaks OpenAI's `POST /embeddings` (OpenAI itself, Ollama, vLLM, LM Studio, Together, …). */
 export function createEmbeddingClient(provider: ModelClientProvider): EmbeddingClient {
   // Retries belong to the caller: an activity's retry policy, or the API client.
-  const client = new OpenAI({ apiKey: provider.apiKey ?? 'not-needed', baseURL: embeddingsBaseUrl(provider), maxRetries: 0 });
+  const client = new OpenAI({ apiKey: provider.apiKey ?? 'not-needed', baseURL: embeddingsBaseUrl(provider), maxRetries: 0, ...(provider.fetch ? { fetch: provider.fetch } : {}) });
   return {
     async embed(model, texts, options = {}) {
       try {

@@ -1,6 +1,7 @@
 import * as AnthropicSdk from '@anthropic-ai/sdk';
 import type { ModelErrorKind } from '@engram/core';
 import * as OpenAiSdk from 'openai';
+import { egressRefusalOf } from '../egress/index.js';
 
 /** A failed model call, classified so retries and the run's stop reason can follow from `kind`. */
 export class ModelCallError extends Error {
@@ -66,6 +67,9 @@ function classifyStreamedError(error: SdkApiError): ModelCallError {
 /** Maps whatever the OpenAI or Anthropic SDK (or the network below them) threw to a classified error. */
 export function classifyProviderError(error: unknown): ModelCallError {
   if (error instanceof ModelCallError) return error;
+  // A provider address the egress policy refuses: its configuration is what must change, so it is never retried.
+  const refusal = egressRefusalOf(error);
+  if (refusal) return new ModelCallError('not_configured', `The model provider cannot be reached from this server. ${refusal.message}`);
   if (error instanceof OpenAiSdk.APIConnectionTimeoutError || error instanceof AnthropicSdk.APIConnectionTimeoutError) {
     return new ModelCallError('timeout', error.message);
   }

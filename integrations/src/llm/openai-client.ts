@@ -94,7 +94,7 @@ async function completeAtOnce(client: OpenAI, request: ModelRequest, signal: Abo
 /** A client for OpenAI and every server speaking its Chat Completions API. */
 export function createOpenAiModelClient(provider: ModelClientProvider): ModelClient {
   // Retries belong to Temporal's activity retry policy, which knows the error kinds.
-  const client = new OpenAI({ apiKey: provider.apiKey ?? 'not-needed', baseURL: openAiBaseUrl(provider), maxRetries: 0 });
+  const client = new OpenAI({ apiKey: provider.apiKey ?? 'not-needed', baseURL: openAiBaseUrl(provider), maxRetries: 0, ...(provider.fetch ? { fetch: provider.fetch } : {}) });
   return {
     async complete(request, options) {
       try {

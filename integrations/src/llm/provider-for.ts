@@ -1,12 +1,16 @@
 import type { ModelSettings } from '@engram/core';
 import { Provider, type Database, type SecretBox } from '@engram/db';
+import type { EgressPolicy } from '../egress/index.js';
 import { ModelCallError } from './errors.js';
 import type { BaseProviderConfig } from './provider-config.js';
 import { resolveProviderForModel } from './resolve.js';
 
-/** The provider an agent's model settings point at: the organization's own (BYOK) or a base provider. */
+/**
+ * The provider an agent's model settings point at: the organization's own (BYOK), called through the egress policy,
+ * or a base provider the operator configured.
+ */
 export async function providerFor(
-  deps: { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox },
+  deps: { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox; egress: Pick<EgressPolicy, 'fetchFor'> },
   organizationId: string,
   settings: ModelSettings,
 ) {
@@ -17,6 +21,7 @@ export async function providerFor(
       providerType: row.providerType,
       apiKey: row.apiKeyEnc ? deps.secrets.decrypt(row.apiKeyEnc) : null,
       baseUrl: row.baseUrl ?? settings.model_endpoint ?? '',
+      fetch: deps.egress.fetchFor({ organizationId }),
     };
   }
   return resolveProviderForModel(settings, deps.baseProviders);

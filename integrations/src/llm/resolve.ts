@@ -11,7 +11,7 @@ function configurationHint(endpointType: string): string {
 }
 
 /** The provider that serves an agent's model: the one its llm_config names, else the one for its endpoint type. */
-export function resolveProviderForModel(settings: ModelSettings, providers: BaseProviderConfig[]): BaseProviderConfig {
+export function resolveProviderForModel<Provider extends BaseProviderConfig>(settings: ModelSettings, providers: Provider[]): Provider {
   const provider =
     (settings.provider_name ? providers.find((candidate) => candidate.name === settings.provider_name) : undefined) ??
     providers.find((candidate) => candidate.providerType === settings.model_endpoint_type);

@@ -10,4 +10,8 @@ export type ModelClient = {
   listModels(): Promise<string[]>;
 };
 
-export type ModelClientProvider = { providerType: string; apiKey: string | null; baseUrl: string };
+/**
+ * Where a model client calls and with which key. `fetch` is the egress policy's for a provider an organization
+ * configured (BYOK); the operator's base providers are trusted and use the global fetch.
+ */
+export type ModelClientProvider = { providerType: string; apiKey: string | null; baseUrl: string; fetch?: typeof fetch };

@@ -40,12 +40,13 @@ function createTransport(config: McpTransportConfig): { transport: Transport; st
     return { transport, stderrTail: () => tail.trim() };
   }
   const requestInit = { headers: config.headers };
-  const authProvider = config.authProvider;
+  const { authProvider, fetch } = config;
   const transport =
     config.type === 'sse'
-      ? new SSEClientTransport(new URL(config.url), { requestInit, ...(authProvider ? { authProvider } : {}) })
+      ? new SSEClientTransport(new URL(config.url), { requestInit, fetch, ...(authProvider ? { authProvider } : {}) })
       : new StreamableHTTPClientTransport(new URL(config.url), {
           requestInit,
+          fetch,
           ...(authProvider ? { authProvider } : {}),
           // A dropped stream is not silently resumed: the pool opens a fresh connection on next use.
           reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },

@@ -21,6 +21,7 @@ import { CONSOLE_REQUEST_HEADER } from '../../http/auth.js';
 import { createNotificationHub } from '../../services/runs/notification-hub.js';
 import { createServices, type AppServices } from '../../services/index.js';
 import type { CreatedTenant } from '../../services/tenancy/organizations.js';
+import { loopbackEgress } from '@engram/testing/egress';
 
 /*
  * `npm start` on an empty database creates an organization whose admin cannot sign in, and prints
@@ -58,6 +59,7 @@ async function freshInstall(): Promise<FreshInstall> {
     taskQueue: `first-run-${randomBytes(4).toString('hex')}`,
     secrets: createSecretBox(randomBytes(32).toString('base64')),
     baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
+    egress: loopbackEgress(),
     notifications,
   });
   const app = await buildApp({ config: { ...parseApiConfig({}), port: 0, logLevel: 'silent' }, services, logger: false });

@@ -13,7 +13,12 @@ function baseUrlOf(connection: ProviderConnection): string {
 
 /** The model ids a provider serves. Throws ModelCallError when the provider refuses, fails or is too slow. */
 export async function listProviderModelIds(connection: ProviderConnection): Promise<string[]> {
-  const client = createModelClient({ providerType: connection.providerType, apiKey: connection.apiKey, baseUrl: baseUrlOf(connection) });
+  const client = createModelClient({
+    providerType: connection.providerType,
+    apiKey: connection.apiKey,
+    baseUrl: baseUrlOf(connection),
+    ...(connection.fetch ? { fetch: connection.fetch } : {}),
+  });
   let timer: NodeJS.Timeout | undefined;
   // listModels takes no abort signal, so the slow call is abandoned rather than cancelled.
   const timeout = new Promise<never>((_, reject) => {
@@ -36,6 +41,8 @@ export async function checkProviderKey(connection: ProviderConnection): Promise<
   } catch (error) {
     if (!(error instanceof ModelCallError)) throw error;
     if (error.kind === 'authentication') throw new UnauthorizedError(error.message);
+    // The egress policy refused the provider's address.
+    if (error.kind === 'not_configured') throw new BadRequestError(error.message);
     if (error.kind === 'timeout') throw new UpstreamTimeoutError(error.message);
     throw new UpstreamError(error.message);
   }

@@ -4,6 +4,8 @@ import { ConflictError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { keysetPage, type PageRequest } from '../shared/paging.js';
 import { checkProviderKey } from './provider-models.js';
+import { assertReachableUrl, type UrlGate } from '../shared/egress.js';
+import type { EgressPolicy } from '@engram/integrations/egress';
 import type { BaseProvider, ProviderConnection } from './types.js';
 
 export type ProviderFilter = { name?: string | undefined; providerType?: string | undefined };
@@ -25,7 +27,13 @@ export type CheckProviderInput = Omit<CreateProviderInput, 'name'>;
 /** A stored provider with its secrets opened, for masking on the wire. */
 export type ProviderView = { provider: Provider; apiKey: string | null; accessKey: string | null };
 
-export type ProviderServiceDeps = { db: Database; secrets: SecretBox; baseProviders: BaseProvider[] };
+export type ProviderServiceDeps = {
+  db: Database;
+  secrets: SecretBox;
+  baseProviders: BaseProvider[];
+  /** Organizations' own providers are checked when their base_url is given, and called through it. */
+  egress: UrlGate & Pick<EgressPolicy, 'fetchFor'>;
+};
 
 export function createProviderService(deps: ProviderServiceDeps) {
   const { db, secrets } = deps;
@@ -60,7 +68,12 @@ export function createProviderService(deps: ProviderServiceDeps) {
     providerCategory: 'byok',
     apiKey: open(provider.apiKeyEnc),
     baseUrl: provider.baseUrl,
+    fetch: deps.egress.fetchFor({ organizationId: provider.organizationId }),
   });
+
+  const assertBaseUrlReachable = async (ctx: RequestContext, baseUrl: string | null | undefined) => {
+    if (baseUrl) await assertReachableUrl(deps.egress, ctx.organizationId, baseUrl, ['body', 'base_url']);
+  };
 
   return {
     async list(ctx: RequestContext, filter: ProviderFilter, page: PageRequest): Promise<ProviderView[]> {
@@ -79,6 +92,7 @@ export function createProviderService(deps: ProviderServiceDeps) {
       if (deps.baseProviders.some((base) => base.name === input.name)) {
         throw new ConflictError(`A base provider is already named '${input.name}'`);
       }
+      await assertBaseUrlReachable(ctx, input.base_url);
       try {
         const provider = await Provider.query(db)
           .insert({
@@ -103,6 +117,7 @@ export function createProviderService(deps: ProviderServiceDeps) {
 
     async update(ctx: RequestContext, providerId: string, input: UpdateProviderInput): Promise<ProviderView> {
       const provider = await find(ctx, providerId);
+      await assertBaseUrlReachable(ctx, input.base_url);
       const updated = await provider.$query(db).patchAndFetch({
         ...(input.api_key !== undefined ? { apiKeyEnc: seal(input.api_key) } : {}),
         ...(input.access_key !== undefined ? { accessKeyEnc: seal(input.access_key) } : {}),
@@ -119,7 +134,8 @@ export function createProviderService(deps: ProviderServiceDeps) {
     },
 
     /** Validates a key by listing the provider's models with it; throws what the provider said when it fails. */
-    async check(input: CheckProviderInput): Promise<void> {
+    async check(ctx: RequestContext, input: CheckProviderInput): Promise<void> {
+      await assertBaseUrlReachable(ctx, input.base_url);
       await checkProviderKey({
         name: input.provider_type,
         providerType: input.provider_type,
@@ -127,6 +143,7 @@ export function createProviderService(deps: ProviderServiceDeps) {
         id: null,
         apiKey: input.api_key,
         baseUrl: input.base_url ?? null,
+        fetch: deps.egress.fetchFor({ organizationId: ctx.organizationId }),
       });
     },
 

@@ -11,4 +11,6 @@ export type ProviderConnection = {
   providerCategory: 'base' | 'byok';
   apiKey: string | null;
   baseUrl: string | null;
+  /** A BYOK provider is called through the egress policy's fetch for its organization; a base provider is trusted. */
+  fetch?: typeof fetch;
 };

@@ -1,6 +1,6 @@
 import type { ModelRequest, ToolDefinition } from '@engram/core';
 import { Tool, newId, type ToolJsonSchema } from '@engram/db';
-import { createModelClient, BASE_PROVIDER_ENV, type BaseProviderConfig, resolveProviderForModel } from '@engram/integrations/llm';
+import { createModelClient, BASE_PROVIDER_ENV, type BaseProviderConfig, type ModelClientProvider, resolveProviderForModel } from '@engram/integrations/llm';
 import { BadRequestError, UpstreamError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { withProviderCalls } from '../providers/model-call-failure.js';
@@ -66,9 +66,11 @@ function parseJson<T>(text: unknown, accept: (value: unknown) => value is T, fal
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
 
-function asBaseProvider(connection: ProviderConnection): BaseProviderConfig[] {
+/** A connection as the model layer resolves providers, keeping the egress policy's fetch of a BYOK one. */
+function asBaseProvider(connection: ProviderConnection): Array<BaseProviderConfig & ModelClientProvider> {
   const baseUrl = connection.baseUrl ?? BASE_PROVIDER_ENV.find((entry) => entry.providerType === connection.providerType)?.defaultBaseUrl;
-  return baseUrl ? [{ name: connection.name, providerType: connection.providerType, apiKey: connection.apiKey, baseUrl }] : [];
+  if (!baseUrl) return [];
+  return [{ name: connection.name, providerType: connection.providerType, apiKey: connection.apiKey, baseUrl, ...(connection.fetch ? { fetch: connection.fetch } : {}) }];
 }
 
 export type ToolGeneratorDeps = {
