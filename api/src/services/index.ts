@@ -174,7 +174,7 @@ export function createServices(deps: ServiceDeps) {
   const agentFiles = createAgentFileService({ db: deps.db, secrets: deps.secrets, models, organizations, limits });
   // One manager per process, so the tools and sandbox-config routes never build the same venv at once.
   const venvs = createVenvManager({ root: defaultVenvRoot() });
-  const tools = createToolService({ db: deps.db, secrets: deps.secrets, venvs, limits });
+  const tools = createToolService({ db: deps.db, secrets: deps.secrets, venvs, limits, egress: deps.egress });
   const toolGenerator = createToolGenerator({ models, providers });
   const sandboxConfigs = createSandboxConfigService({ db: deps.db, secrets: deps.secrets, venvs });
   const agentToolRuns = createAgentToolRunService({

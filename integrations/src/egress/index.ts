@@ -14,3 +14,4 @@ export {
   type EgressScope,
   type ResolvedAddress,
 } from './policy.js';
+export { startEgressProxy, type EgressProxy, type EgressProxyOptions } from './proxy.js';

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
+import { connect as connectTcp, type Socket } from 'node:net';
 import { Agent, buildConnector, fetch as undiciFetch, type Dispatcher, type RequestInit as UndiciRequestInit } from 'undici';
 import { classifyIpAddress, embeddedIpv4, networkContains, parseIpAddress, type AddressClass, type IpAddress, type IpNetwork } from './addresses.js';
 
@@ -201,6 +202,26 @@ export function createEgressPolicy(options: EgressPolicyOptions) {
     return agent;
   }
 
+  /** A TCP connection to `host:port` (a proxy's CONNECT tunnel), checked and pinned as every other connection is. */
+  function connect(scope: EgressScope, hostname: string, port: number): Promise<Socket> {
+    return new Promise((resolve, reject) => {
+      const host = normalizeHost(hostname);
+      const literal = parseIpAddress(host);
+      try {
+        if (literal) checkAddress(scope, rulesFor(scope), host, literal);
+      } catch (error) {
+        reject(error as Error);
+        return;
+      }
+      const socket = connectTcp({ host: literal ? canonical(literal).address : host, port, lookup: pinnedLookup(scope) as never });
+      socket.once('connect', () => {
+        socket.off('error', reject);
+        resolve(socket);
+      });
+      socket.once('error', reject);
+    });
+  }
+
   async function send(url: URL, init: UndiciRequestInit): Promise<Response> {
     try {
       return (await undiciFetch(url, init)) as unknown as Response;
@@ -255,6 +276,7 @@ export function createEgressPolicy(options: EgressPolicyOptions) {
     fetchFor,
     /** An undici dispatcher with the same checks, for clients that take one instead of a fetch. */
     dispatcherFor,
+    connect,
     /**
      * Refuses a URL at the time it is given (a callback URL, an MCP server, a provider's base URL): throws
      * EgressRefusedError when its host is, or resolves to, a refused address. A host that does not resolve now is

@@ -72,6 +72,7 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
     secrets,
     venvs: deps.venvs ?? createVenvManager({ root: deps.venvRoot ?? defaultVenvRoot() }),
     sandboxIsolation: deps.sandboxIsolation,
+    egress: deps.egress,
   });
   const embedder = createEmbedder({ db, secrets, baseProviders: deps.baseProviders ?? [], egress: deps.egress });
   const passages = createPassageStore({ db, embedder });
