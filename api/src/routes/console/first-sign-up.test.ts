@@ -8,6 +8,7 @@ import {
   databaseUrlFor,
   dropDatabase,
   migrateToLatest,
+  Organization,
   OrganizationMember,
   User,
   type Database,
@@ -146,6 +147,8 @@ describe('the first sign-up on a fresh install', () => {
     expect(await OrganizationMember.query(install.db).forOrg(install.firstStart.organizationId)).toEqual([
       expect.objectContaining({ userId: install.firstStart.userId, role: 'admin' }),
     ]);
+    // What the operator allows the first-start organization (ENGRAM_EGRESS_ALLOW_FIRST_ORGANIZATION) stays its own after the claim.
+    expect(await Organization.firstStartId(install.db)).toBe(install.firstStart.organizationId);
   });
 
   it('is claimed exactly once when two accounts sign up at the same moment', async () => {
