@@ -6,7 +6,7 @@ import { createDatabase, createSecretBox, type Database } from '@engram/db';
 import { createTemporalClient, createWorker, type EngramWorker } from '@engram/temporal';
 import { createTelemetry, type Telemetry } from '@engram/integrations/telemetry';
 import { createPaymentGateway } from '@engram/integrations/payments';
-import { createEgressPolicy, type EgressRefusal } from '@engram/integrations/egress';
+import { createEgressPolicy, type EgressRefusal, type EgressResolver } from '@engram/integrations/egress';
 import {
   buildApp,
   createApiKeyService,
@@ -52,6 +52,8 @@ export type TestStackOptions = {
    * tests' model, MCP and callback servers listen; the stack's `tenant` is the first-start organization.
    */
   apiEnv?: NodeJS.ProcessEnv;
+  /** How the egress policy resolves host names (a test's DNS that changes its answer); the system resolver otherwise. */
+  egressResolve?: EgressResolver;
   /** Trace the API, the Temporal client and the in-process worker into the span store (and to `otlpEndpoint`). */
   telemetry?: { otlpEndpoint?: string; recordContent?: boolean };
   /** A Temporal frontend of the test's own (the scale-out test's cluster) instead of the run's dev server. */
@@ -83,7 +85,12 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     adminName: 'test admin',
   });
   const egressRefusals: EgressRefusal[] = [];
-  const egress = createEgressPolicy({ ...apiConfig.egress, firstOrganizationId: tenant.organizationId, onRefused: (refusal) => egressRefusals.push(refusal) });
+  const egress = createEgressPolicy({
+    ...apiConfig.egress,
+    firstOrganizationId: tenant.organizationId,
+    onRefused: (refusal) => egressRefusals.push(refusal),
+    ...(options.egressResolve ? { resolve: options.egressResolve } : {}),
+  });
   const services = createServices({
     db,
     temporal,

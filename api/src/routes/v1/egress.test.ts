@@ -1,8 +1,9 @@
+import { lookup } from 'node:dns/promises';
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { createServer as createTcpServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { McpServer, newId, newMcpServerId, Provider } from '@engram/db';
-import { createEgressPolicy, parseEgressConfig } from '@engram/integrations/egress';
+import { createEgressPolicy, parseEgressConfig, type EgressResolver } from '@engram/integrations/egress';
 import { beginMcpAuthorization, createMcpOAuthProvider, McpServerError } from '@engram/integrations/mcp';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
 import { startFixtureHttpServer, type FixtureHttpServer } from '@engram/testing/mcp-fixture/index';
@@ -15,7 +16,15 @@ import { readSse, startScriptedModelServer } from '@engram/testing';
  * counts what reaches it: the second organization's calls are refused, and reach nothing.
  */
 
-const { stack, model, call, stop } = await startAgentTestContext({ apiEnv: { ENGRAM_EGRESS_ALLOW_FIRST_ORGANIZATION: '127.0.0.0/8,::1' } });
+/** A name whose DNS answer changes between the check when it is given and the connection: public, then loopback. */
+const REBINDING_HOST = 'hooks.rebind.example';
+const rebindingAnswers = [[{ address: '93.184.216.34', family: 4 as const }], [{ address: '127.0.0.1', family: 4 as const }]];
+const resolveForTest: EgressResolver = async (hostname) => {
+  if (hostname === REBINDING_HOST) return rebindingAnswers.shift() ?? [];
+  return (await lookup(hostname, { all: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+};
+
+const { stack, model, call, stop } = await startAgentTestContext({ apiEnv: { ENGRAM_EGRESS_ALLOW_FIRST_ORGANIZATION: '127.0.0.0/8,::1' }, egressResolve: resolveForTest });
 const first = { key: stack.apiKey, organizationId: stack.tenant.organizationId };
 const otherTenant = await stack.createTenant('not allowed loopback');
 const other = { key: otherTenant.apiKey.key, organizationId: otherTenant.organizationId };
@@ -137,6 +146,19 @@ describe('callback_url', () => {
     expect(logged).toContainEqual({ organizationId: other.organizationId, host: '127.0.0.1', address: '127.0.0.1', reason: 'loopback' });
     expect(logged).toContainEqual({ organizationId: other.organizationId, host: 'localhost', address: '127.0.0.1', reason: 'loopback' });
     expect(JSON.stringify(logged)).not.toMatch(/s3cret|hook/);
+  });
+
+  it('is refused when it is called if its name resolves to loopback by then: the run records why, and nothing is called', async () => {
+    const agentId = await agentOf(other);
+    model.enqueue({ type: 'text', text: 'done' });
+    const callbackUrl = `http://${REBINDING_HOST}:${hookPort}/late?token=s3cret`;
+    const sent = await call(other.key, 'POST', `/agents/${agentId}/messages/async`, { messages: [{ role: 'user', content: 'hi' }], callback_url: callbackUrl });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    await expect.poll(async () => (await call(other.key, 'GET', `/runs/${sent.body.id}`)).body.callback_sent_at, { timeout: 30_000 }).not.toBeNull();
+    const run = (await call(other.key, 'GET', `/runs/${sent.body.id}`)).body;
+    expect(run).toMatchObject({ status: 'completed', callback_status_code: null, callback_error: expect.stringMatching(/^Refused to connect to hooks\.rebind\.example \(127\.0\.0\.1\): it is a loopback address/) });
+    expect(stack.egressRefusals).toContainEqual({ organizationId: other.organizationId, host: REBINDING_HOST, address: '127.0.0.1', reason: 'loopback' });
+    expect(hookRequests).toHaveLength(0);
   });
 
   it('is called for the organization the operator allowed loopback', async () => {
