@@ -140,7 +140,10 @@ export function classifyProviderError(error: unknown): ModelCallError {
     return classifyStatus(error.status, error, retryHintOf(headers));
   }
   if (error instanceof GoogleApiError) {
-    return classifyStatus(error.status, { message: googleErrorMessage(error.message) }, googleRetryDelayMs(error.message));
+    const message = googleErrorMessage(error.message);
+    // The Gemini API refuses a wrong key with 400 INVALID_ARGUMENT, naming the reason.
+    if (error.message.includes('API_KEY_INVALID')) return new ModelCallError('authentication', message, error.status);
+    return classifyStatus(error.status, { message }, googleRetryDelayMs(error.message));
   }
   if (error instanceof AwsServiceException) return classifyAwsError(error);
   if (!(error instanceof Error)) return new ModelCallError('invalid_response', String(error));

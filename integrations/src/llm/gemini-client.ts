@@ -120,6 +120,8 @@ class GeminiAnswer {
   }
 
   turn(request: ModelRequest): ModelTurn {
+    // A signature without thoughts is reasoning the client may not read.
+    if (this.signature && !this.thoughts) this.assembler.addHiddenReasoning(this.signature);
     const answer = this.assembler.result();
     const reasoningParts: ReasoningPart[] = [];
     if (this.thoughts || this.signature) {
