@@ -24,6 +24,9 @@ export type ProtocolClientSubject = {
   retryHintMs: number;
 };
 
+/** Encrypted or redacted reasoning as providers give it (base64, as Bedrock's bytes travel). */
+const OPAQUE_REASONING = 'b3BhcXVlLXJlYXNvbmluZw==';
+
 const weatherTool = {
   name: 'get_weather',
   description: 'Current weather for a city.',
@@ -144,12 +147,12 @@ export function protocolClientCases(subject: ProtocolClientSubject): void {
   });
 
   it('passes on reasoning given only encrypted as hidden reasoning', async () => {
-    subject.server().enqueue(answer({ hiddenReasoning: 'opaque-reasoning-blob', text: 'Done.' }));
+    subject.server().enqueue(answer({ hiddenReasoning: OPAQUE_REASONING, text: 'Done.' }));
     const deltas: ModelDelta[] = [];
     const request = requestFor(subject, { stream: true, settings: { ...subject.settings(), enable_reasoner: true } });
     const turn = await subject.complete(request, (delta) => deltas.push(delta));
-    expect(deltas).toContainEqual({ kind: 'hidden_reasoning', data: 'opaque-reasoning-blob' });
-    expect(turn.reasoningParts).toEqual([expect.objectContaining({ type: 'redacted_reasoning', data: 'opaque-reasoning-blob' })]);
+    expect(deltas).toContainEqual({ kind: 'hidden_reasoning', data: OPAQUE_REASONING });
+    expect(turn.reasoningParts).toEqual([expect.objectContaining({ type: 'redacted_reasoning', data: OPAQUE_REASONING })]);
   });
 
   it('turns a 429 into a retryable error with the retry hint, and answers once the limit passes', async () => {
