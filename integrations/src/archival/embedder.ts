@@ -1,5 +1,5 @@
 import { Provider, type Database, type EmbeddingConfig, type SecretBox } from '@engram/db';
-import { createEmbeddingClient, ModelCallError, type BaseProviderConfig, type ModelClientProvider } from '../llm/index.js';
+import { clientProviderOfRow, createEmbeddingClient, ModelCallError, type BaseProviderConfig, type ModelClientProvider } from '../llm/index.js';
 import { embedLocally, isLocalEmbeddingConfig } from './local-embedder.js';
 import { unitVector } from './vectors.js';
 
@@ -32,13 +32,7 @@ export function createEmbedder(deps: EmbedderDeps): Embedder {
     const name = providerNameOf(config);
     if (name) {
       const own = await Provider.query(deps.db).forOrg(organizationId).findOne({ name });
-      if (own) {
-        return {
-          providerType: own.providerType,
-          apiKey: own.apiKeyEnc ? deps.secrets.decrypt(own.apiKeyEnc) : null,
-          baseUrl: own.baseUrl ?? config.embedding_endpoint ?? '',
-        };
-      }
+      if (own) return clientProviderOfRow(own, deps.secrets, config.embedding_endpoint);
     }
     const base =
       (name ? deps.baseProviders.find((candidate) => candidate.name === name) : undefined) ??

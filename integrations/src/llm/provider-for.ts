@@ -1,8 +1,22 @@
 import type { ModelSettings } from '@engram/core';
 import { Provider, type Database, type SecretBox } from '@engram/db';
 import { ModelCallError } from './errors.js';
-import type { BaseProviderConfig } from './provider-config.js';
+import { baseUrlFor, type BaseProviderConfig } from './provider-config.js';
+import type { ModelClientProvider } from './types.js';
 import { resolveProviderForModel } from './resolve.js';
+
+/** A stored (BYOK) provider as a model client reaches it, its secrets opened. */
+export function clientProviderOfRow(row: Provider, secrets: SecretBox, endpoint?: string | null): ModelClientProvider {
+  return {
+    providerType: row.providerType,
+    name: row.name,
+    apiKey: row.apiKeyEnc ? secrets.decrypt(row.apiKeyEnc) : null,
+    baseUrl: baseUrlFor(row.providerType, row.baseUrl ?? endpoint) ?? '',
+    accessKey: row.accessKeyEnc ? secrets.decrypt(row.accessKeyEnc) : null,
+    region: row.region,
+    apiVersion: row.apiVersion,
+  };
+}
 
 /** The provider an agent's model settings point at: the organization's own (BYOK) or a base provider. */
 export async function providerFor(
@@ -13,11 +27,7 @@ export async function providerFor(
   if (settings.provider_category === 'byok' && settings.provider_name) {
     const row = await Provider.query(deps.db).forOrg(organizationId).findOne({ name: settings.provider_name });
     if (!row) throw new ModelCallError('not_configured', `The provider '${settings.provider_name}' of this agent no longer exists.`);
-    return {
-      providerType: row.providerType,
-      apiKey: row.apiKeyEnc ? deps.secrets.decrypt(row.apiKeyEnc) : null,
-      baseUrl: row.baseUrl ?? settings.model_endpoint ?? '',
-    };
+    return clientProviderOfRow(row, deps.secrets, settings.model_endpoint);
   }
   return resolveProviderForModel(settings, deps.baseProviders);
 }
