@@ -11,9 +11,8 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { buildBedrockConversePayload, type ModelRequest, type ModelTurn, type ReasoningPart } from '@engram/core';
 import { fetchRequestHandler } from './aws-fetch-handler.js';
-import type { EmbeddingClient } from './embeddings.js';
 import { ModelCallError } from './errors.js';
-import type { CompleteOptions, ModelClient, ModelClientProvider } from './types.js';
+import type { CompleteOptions, EmbeddingClient, ModelClient, ModelClientProvider } from './types.js';
 import { callFailure, estimatedUsage, TurnAssembler, withUsageDetails } from './turn-support.js';
 
 const DEFAULT_REGION = 'us-east-1';

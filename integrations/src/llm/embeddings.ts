@@ -2,14 +2,11 @@ import OpenAI from 'openai';
 import { azureOpenAiClient } from './azure-client.js';
 import { createBedrockEmbeddingClient } from './bedrock-client.js';
 import { createGeminiEmbeddingClient } from './gemini-client.js';
-import type { ModelClientProvider } from './types.js';
+import type { EmbeddingClient, ModelClientProvider } from './types.js';
 import { ModelCallError } from './errors.js';
 import { callFailure } from './turn-support.js';
 
-export type EmbeddingClient = {
-  /** One `/embeddings` request: a vector per text, in order. Throws ModelCallError on provider failure. */
-  embed(model: string, texts: string[], options?: { signal?: AbortSignal }): Promise<number[][]>;
-};
+export type { EmbeddingClient } from './types.js';
 
 /**
  * Self-hosted servers are configured by their root URL but serve the OpenAI API under /v1. The same rule as

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { buildGeminiPayload, type ModelRequest, type ModelTurn, type ReasoningPart } from '@engram/core';
 import { GoogleGenAI, type GenerateContentParameters, type GenerateContentResponse, type GoogleGenAIOptions } from '@google/genai';
-import type { EmbeddingClient } from './embeddings.js';
 import { ModelCallError } from './errors.js';
 import { parseServiceAccountKey, serviceAccountTokens } from './google-service-account.js';
-import type { CompleteOptions, ModelClient, ModelClientProvider } from './types.js';
+import type { CompleteOptions, EmbeddingClient, ModelClient, ModelClientProvider } from './types.js';
 import { callFailure, estimatedUsage, TurnAssembler, withUsageDetails } from './turn-support.js';
 
 const DEFAULT_VERTEX_LOCATION = 'us-central1';

@@ -35,3 +35,8 @@ export type ModelClientProvider = {
    */
   fetch?: typeof fetch;
 };
+
+export type EmbeddingClient = {
+  /** One embedding request (or one per text where the API takes one): a vector per text, in order. Throws ModelCallError on provider failure. */
+  embed(model: string, texts: string[], options?: { signal?: AbortSignal }): Promise<number[][]>;
+};
