@@ -135,6 +135,25 @@ describe('model providers of every protocol', () => {
     );
   });
 
+  it("retries a model call the provider rate-limited, after the provider's hint, and the run answers", async () => {
+    const agent = await client.agents.create({ model: 'bedrock/anthropic.claude-sonnet-4-20250514-v1:0', include_base_tools: false });
+    bedrock.enqueue({ type: 'error', status: 429, message: 'Too many requests, please wait before trying again.', retryAfterSeconds: 1 }, { type: 'answer', text: 'Answered on the retry.' });
+    const response = await client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'Hello?' }] });
+    expect(response.messages.at(-1)).toMatchObject({ message_type: 'assistant_message', content: 'Answered on the retry.' });
+    expect(bedrock.pending()).toBe(0);
+  });
+
+  it('stops a run whose provider refuses the key with llm_api_error, naming the provider', async () => {
+    const created = await v1('POST', '/providers/', { name: 'gemini-wrong-key', provider_type: 'google_ai', api_key: 'not-the-key', base_url: gemini.url });
+    expect(created.status).toBe(200);
+    const agent = await client.agents.create({ model: 'gemini-wrong-key/gemini-2.5-flash', include_base_tools: false });
+    const sent = await v1('POST', `/agents/${agent.id}/messages`, { messages: [{ role: 'user', content: 'Hello?' }] });
+    expect(sent.status).toBe(401);
+    expect(JSON.stringify(sent.body)).toContain("The google_ai provider 'gemini-wrong-key' refused its credentials: API key not valid");
+    const runs = await v1('GET', `/runs/?agent_id=${agent.id}`);
+    expect(runs.body).toEqual([expect.objectContaining({ status: 'failed', stop_reason: 'llm_api_error' })]);
+  });
+
   it.each([
     ['google_ai/text-embedding-004', gemini, /models\/text-embedding-004:batchEmbedContents$/],
     ['google_vertex/text-embedding-005', gemini, /publishers\/google\/models\/text-embedding-005:predict$/],
