@@ -72,7 +72,7 @@ function draftErrors(draft: Draft): Record<string, string> {
 }
 
 function FieldInput({ field, draft, error, onChange }: { field: FieldSpec; draft: Draft; error: string | undefined; onChange: (value: string) => void }) {
-  const common = { label: field.label, description: field.description, placeholder: field.placeholder, value: draft[field.key], error, withAsterisk: field.required };
+  const common = { label: field.label, description: field.description, placeholder: field.placeholder, value: draft[field.key], error };
   if (field.multiline) return <Textarea {...common} autosize minRows={4} maxRows={10} ff="monospace" onChange={(event) => onChange(event.currentTarget.value)} />;
   if (field.secret) return <PasswordInput {...common} autoComplete="off" onChange={(event) => onChange(event.currentTarget.value)} />;
   return <TextInput {...common} ff={field.key === 'baseUrl' ? 'monospace' : undefined} onChange={(event) => onChange(event.currentTarget.value)} />;
