@@ -1,5 +1,5 @@
 import { Provider, type Database, type EmbeddingConfig, type SecretBox } from '@engram/db';
-import { createEmbeddingClient, ModelCallError, type BaseProviderConfig, type ModelClientProvider } from '../llm/index.js';
+import { clientProviderOfRow, createEmbeddingClient, ModelCallError, type BaseProviderConfig, type ModelClientProvider } from '../llm/index.js';
 import { embedLocally, isLocalEmbeddingConfig } from './local-embedder.js';
 import { unitVector } from './vectors.js';
 import type { EgressPolicy } from '../egress/index.js';
@@ -33,14 +33,7 @@ export function createEmbedder(deps: EmbedderDeps): Embedder {
     const name = providerNameOf(config);
     if (name) {
       const own = await Provider.query(deps.db).forOrg(organizationId).findOne({ name });
-      if (own) {
-        return {
-          providerType: own.providerType,
-          apiKey: own.apiKeyEnc ? deps.secrets.decrypt(own.apiKeyEnc) : null,
-          baseUrl: own.baseUrl ?? config.embedding_endpoint ?? '',
-          fetch: deps.egress.fetchFor({ organizationId }),
-        };
-      }
+      if (own) return clientProviderOfRow(own, deps.secrets, deps.egress.fetchFor({ organizationId }), config.embedding_endpoint);
     }
     const base =
       (name ? deps.baseProviders.find((candidate) => candidate.name === name) : undefined) ??

@@ -1,8 +1,10 @@
 import type { ModelSettings } from '@engram/core';
 import { ModelCallError } from './errors.js';
-import { BASE_PROVIDER_ENV, type BaseProviderConfig } from './provider-config.js';
+import { BASE_PROVIDER_ENV, CLOUD_PROVIDER_ENV, type BaseProviderConfig } from './provider-config.js';
 
 function configurationHint(endpointType: string): string {
+  const cloud = CLOUD_PROVIDER_ENV.find((candidate) => candidate.providerType === endpointType);
+  if (cloud) return `set ${cloud.required.join(' and ')} or register a provider with POST /v1/providers`;
   const entry = BASE_PROVIDER_ENV.find((candidate) => candidate.providerType === endpointType);
   if (!entry) return 'register a provider with POST /v1/providers';
   if (entry.keyVariable === null) return `set ${entry.baseUrlVariable} or register a provider with POST /v1/providers`;
@@ -11,7 +13,7 @@ function configurationHint(endpointType: string): string {
 }
 
 /** The provider that serves an agent's model: the one its llm_config names, else the one for its endpoint type. */
-export function resolveProviderForModel<Provider extends BaseProviderConfig>(settings: ModelSettings, providers: Provider[]): Provider {
+export function resolveProviderForModel(settings: ModelSettings, providers: BaseProviderConfig[]): BaseProviderConfig {
   const provider =
     (settings.provider_name ? providers.find((candidate) => candidate.name === settings.provider_name) : undefined) ??
     providers.find((candidate) => candidate.providerType === settings.model_endpoint_type);

@@ -3,7 +3,7 @@ import { UniqueViolationError } from 'objection';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { keysetPage, type PageRequest } from '../shared/paging.js';
-import { checkProviderKey } from './provider-models.js';
+import { checkProviderKey, requireConnectionFields } from './provider-models.js';
 import { assertReachableUrl, type UrlGate } from '../shared/egress.js';
 import type { EgressPolicy } from '@engram/integrations/egress';
 import type { BaseProvider, ProviderConnection } from './types.js';
@@ -59,6 +59,11 @@ export function createProviderService(deps: ProviderServiceDeps) {
     providerCategory: 'base',
     apiKey: base.apiKey,
     baseUrl: base.baseUrl,
+    accessKey: base.accessKey ?? null,
+    sessionToken: base.sessionToken ?? null,
+    region: base.region ?? null,
+    apiVersion: base.apiVersion ?? null,
+    project: base.project ?? null,
   });
 
   const byokConnection = (provider: Provider): ProviderConnection => ({
@@ -68,6 +73,9 @@ export function createProviderService(deps: ProviderServiceDeps) {
     providerCategory: 'byok',
     apiKey: open(provider.apiKeyEnc),
     baseUrl: provider.baseUrl,
+    accessKey: open(provider.accessKeyEnc),
+    region: provider.region,
+    apiVersion: provider.apiVersion,
     fetch: deps.egress.fetchFor({ organizationId: provider.organizationId }),
   });
 
@@ -88,6 +96,7 @@ export function createProviderService(deps: ProviderServiceDeps) {
     },
 
     async create(ctx: RequestContext, input: CreateProviderInput): Promise<ProviderView> {
+      requireConnectionFields(input);
       // The name is the handle prefix (`name/model`), so it must not shadow a base provider either.
       if (deps.baseProviders.some((base) => base.name === input.name)) {
         throw new ConflictError(`A base provider is already named '${input.name}'`);
@@ -143,6 +152,9 @@ export function createProviderService(deps: ProviderServiceDeps) {
         id: null,
         apiKey: input.api_key,
         baseUrl: input.base_url ?? null,
+        accessKey: input.access_key ?? null,
+        region: input.region ?? null,
+        apiVersion: input.api_version ?? null,
         fetch: deps.egress.fetchFor({ organizationId: ctx.organizationId }),
       });
     },
