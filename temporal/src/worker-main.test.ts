@@ -27,7 +27,7 @@ describe('the worker process at start', () => {
     const deadline = Date.now() + 10_000;
     while (sandboxLines(worker.output()).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(sandboxLines(worker.output())).toEqual([
-      expect.stringMatching(/^\S+Z \[INFO\] Local tools run in the bubblewrap sandbox: own namespaces, as uid 65534, no network unless a sandbox config allows it$/),
+      expect.stringMatching(/^\S+Z \[INFO\] Local tools run in the bubblewrap sandbox: own namespaces, as uid 65534, no network unless a sandbox config allows it, and then only through the egress policy$/),
     ]);
   }, 180_000);
 });
