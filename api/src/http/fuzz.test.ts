@@ -181,6 +181,8 @@ describe('generated hostile input over /openapi.json', () => {
       }),
     );
     const refused = requests.filter((request) => REFUSED_CLASSES.has(request.poison));
+    // Every name, title, label and description of a body gets its oversized request.
+    expect(refused.filter((request) => request.poison === 'name-oversized').length).toBeGreaterThan(100);
     const stressing = requests.filter((request) => !REFUSED_CLASSES.has(request.poison));
 
     const before = await organizationDigest(owner.organizationId);
