@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { profiled } from './profile/spans.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -35,7 +36,11 @@ export function startWorkerProcess(env: NodeJS.ProcessEnv): ManagedProcess {
 }
 
 /** The API server in its own process; resolves once it answers on `port` (within `timeoutMs`, 60 s unless said). */
-export async function startApiProcess(env: NodeJS.ProcessEnv, port: number, timeoutMs = 60_000): Promise<ManagedProcess> {
+export function startApiProcess(env: NodeJS.ProcessEnv, port: number, timeoutMs = 60_000): Promise<ManagedProcess> {
+  return profiled('api process start', () => apiProcessAnswering(env, port, timeoutMs));
+}
+
+async function apiProcessAnswering(env: NodeJS.ProcessEnv, port: number, timeoutMs: number): Promise<ManagedProcess> {
   const managed = run('api/src/server.ts', { ...env, PORT: String(port), HOST: '127.0.0.1' });
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
