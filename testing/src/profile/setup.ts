@@ -7,7 +7,6 @@ afterEach(() => {
   assertionCalls += expect.getState().assertionCalls;
 });
 // vitest hands hooks their fixtures first, and accepts only a destructuring pattern there.
-// eslint-disable-next-line no-empty-pattern
 afterAll(({}, file) => {
   file.meta.profileSpans = takeProfileSpans();
   file.meta.assertionCalls = assertionCalls;
