@@ -16,7 +16,6 @@ export default defineConfig({
     hookTimeout: 180_000,
     // Two cores: files that each start an API and a worker compete for them.
     maxWorkers: 2,
-    setupFiles: ['testing/src/profile/setup.ts'],
     projects: [
       {
         extends: true,
