@@ -29,6 +29,7 @@ import {
 } from '@engram/db';
 import { createEmbedder, LOCAL_EMBEDDING_CONFIG, createPassageStore, type PassageStore, type SearchMode, decodeEmbedding, dot } from '@engram/integrations/archival';
 import { summarize, type Summary } from './stats.js';
+import { loopbackEgress } from '@engram/testing/egress';
 
 export type ArchivalSearchBenchOptions = { passages: number; queries: number; warmup: number; topK: number; log: (line: string) => void };
 
@@ -87,7 +88,7 @@ function queryFrom(text: string, random: () => number, noise: string): string {
 
 export async function runArchivalSearchBench(db: Database, options: ArchivalSearchBenchOptions): Promise<ArchivalSearchBenchResult> {
   const { log } = options;
-  const embedder = createEmbedder({ db, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')) });
+  const embedder = createEmbedder({ db, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')), egress: loopbackEgress() });
   const store: PassageStore = createPassageStore({ db, embedder });
   const organizationId = newId('organization');
   await Organization.query(db).insert({ id: organizationId, name: 'archival bench' });

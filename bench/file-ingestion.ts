@@ -20,6 +20,7 @@ import { createDatabase, createSecretBox, newId, Organization, SourceFile, type 
 import { createFileIngestionClient, createTemporalClient, createWorker } from '@engram/temporal';
 import { fileIngestionWorkflowId } from '@engram/workflows/file-ingestion/ids';
 import { startBenchInfrastructure } from './infra.js';
+import { loopbackEgress } from '@engram/testing/egress';
 
 export type FileIngestionBenchResult = {
   bytes: number;
@@ -123,7 +124,7 @@ async function main(): Promise<void> {
     namespace: 'default',
     taskQueue,
     workflowBundlePath: infrastructure.workflowBundlePath,
-    activityDeps: { db: workerDb, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')) },
+    activityDeps: { db: workerDb, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')), egress: loopbackEgress() },
   });
   const running = worker.run();
   try {

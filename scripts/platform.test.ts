@@ -121,6 +121,15 @@ describe('npm start brings the platform up and keeps its data across restarts', 
     expect(first.output()).toContain(key);
     expect(await health(first, key)).toBe(200);
     expect(await health(first, 'sk-engram-wrong')).toBe(401);
+    // The first-start organization may reach a model server on this machine: npm start allows it loopback.
+    const localModel = await startScriptedModelServer({ models: ['llama3'] });
+    const checked = await fetch(`http://127.0.0.1:${first.ports.PORT}/v1/providers/check`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ provider_type: 'openai', api_key: 'local', base_url: localModel.url }),
+    });
+    expect(checked.status, await checked.text()).toBe(200);
+    await localModel.close();
     first.child.kill('SIGINT');
     expect(await first.exit).toBe(0);
 
@@ -129,6 +138,7 @@ describe('npm start brings the platform up and keeps its data across restarts', 
     expect(await health(second, key)).toBe(200);
     const db = createDatabase({ url: databaseUrl, pool: { max: 1 } });
     expect(await Organization.query(db).resultSize()).toBe(1);
+    expect(await Organization.firstStartId(db)).toBe((await Organization.query(db).first())?.id);
     await db.destroy();
     second.child.kill('SIGINT');
     expect(await second.exit).toBe(0);

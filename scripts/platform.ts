@@ -35,6 +35,9 @@ import { createApiKeyService, createTierLimitGuard, createOrganizationService, p
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/** What the first-start organization of `npm start` may reach besides the public internet, unless the operator says otherwise. */
+const FIRST_ORGANIZATION_LOOPBACK = '127.0.0.0/8,::1';
+
 const PlatformConfigSchema = z.object({
   DATABASE_URL: z.string().url('must be a postgres:// URL').optional(),
   ENGRAM_DATA_DIR: z.string().default(path.join(ROOT, '.data')),
@@ -276,6 +279,8 @@ async function main(): Promise<void> {
       ENGRAM_SECRET_KEY: secretKey,
       // The console links each run to its workflow in the local dev server's Web UI.
       ...(temporalConfig.address || process.env.TEMPORAL_UI_URL ? {} : { TEMPORAL_UI_URL: `http://127.0.0.1:${platform.TEMPORAL_UI_PORT}` }),
+      // The self-hoster's own organization may reach a model or MCP server on this machine (set `none` to refuse it).
+      ...(process.env.ENGRAM_EGRESS_ALLOW_FIRST_ORGANIZATION ? {} : { ENGRAM_EGRESS_ALLOW_FIRST_ORGANIZATION: FIRST_ORGANIZATION_LOOPBACK }),
     };
     const worker: Managed = { name: 'worker', child: null, stopping: false };
     const api: Managed = { name: 'api', child: null, stopping: false };

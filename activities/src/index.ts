@@ -13,6 +13,7 @@ import { createSleeptimeActivities } from './sleeptime/index.js';
 import { createAgentCallActivities } from './agent-calls/index.js';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
 import type { SandboxIsolation } from '@engram/integrations/sandbox';
+import type { EgressPolicy } from '@engram/integrations/egress';
 import { createOutboxNotifier, type Notifier } from '@engram/integrations/notifications';
 import { unconfiguredGateway, type PaymentGateway } from '@engram/integrations/payments';
 import { createAutoTopUpActivities, createBillingPeriodActivities } from './billing/index.js';
@@ -23,6 +24,11 @@ export type ActivityDeps = {
   db: Database;
   baseProviders: BaseProviderConfig[];
   secrets: SecretBox;
+  /**
+   * What URLs organizations supplied may reach (run callbacks, their model providers, MCP servers, networked tool
+   * sandboxes), parsed once at the worker's start.
+   */
+  egress: EgressPolicy;
   tracing?: ActivityTracing;
   /** How the worker isolates local tools, found once at its start (ENGRAM_UNSAFE_LOCAL_TOOLS decides what happens where namespaces are unavailable). */
   sandboxIsolation?: SandboxIsolation;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ConfigError, firstIssueLine, parseTemporalConfig, withoutEmptyValues } from '@engram/temporal';
 import { parsePaymentsConfig, PaymentsConfigError, type PaymentsConfig } from '@engram/integrations/payments';
 import { NotifierConfigError, parseSmtpConfig, type SmtpConfig } from '@engram/integrations/notifications';
+import { EgressConfigError, parseEgressConfig, type EgressConfig } from '@engram/integrations/egress';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -102,6 +103,11 @@ export type ApiConfig = {
   trustProxy: boolean | number | string[];
   /** STRIPE_SECRET_KEY and STRIPE_API_BASE: card payments through Stripe; null without a key. */
   payments: PaymentsConfig;
+  /**
+   * ENGRAM_EGRESS_ALLOW and ENGRAM_EGRESS_ALLOW_FIRST_ORGANIZATION: the hosts and networks URLs organizations supply
+   * may reach besides public addresses, for every organization or the first-start one only.
+   */
+  egress: EgressConfig;
   /** ENGRAM_ADMIN_EMAILS, lower-cased: accounts with these emails are platform admins (besides the first-start admin). */
   adminEmails: string[];
   /**
@@ -138,6 +144,7 @@ export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
     billingMode: parsed.data.ENGRAM_BILLING,
     trustProxy: parsed.data.ENGRAM_TRUST_PROXY ?? false,
     payments: asConfigError(() => parsePaymentsConfig(env), PaymentsConfigError),
+    egress: asConfigError(() => parseEgressConfig(env), EgressConfigError),
   };
 }
 

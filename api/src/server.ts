@@ -1,5 +1,6 @@
 import closeWithGrace from 'close-with-grace';
-import { createDatabase, createSecretBox } from '@engram/db';
+import { createDatabase, createSecretBox, Organization } from '@engram/db';
+import { createEgressPolicy } from '@engram/integrations/egress';
 import { parseBaseProviders } from '@engram/integrations/llm';
 import { createPaymentGateway } from '@engram/integrations/payments';
 import { createTelemetry, parseTelemetryConfig, TelemetryConfigError } from '@engram/integrations/telemetry';
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     taskQueue: temporalConfig.taskQueue,
     secrets: createSecretBox(secretKey),
     baseProviders: parseBaseProviders(process.env),
+    egress: createEgressPolicy({ ...config.egress, firstOrganizationId: await Organization.firstStartId(db) }),
     notifications,
     notifier,
     supportChatSecret: config.supportChatSecret ?? undefined,

@@ -5,6 +5,22 @@
  */
 export type PromptToolCall = { id: string; name: string; arguments: string };
 
+/**
+ * The wire protocols Engram speaks to models. A provider type maps to one (`wireProtocolFor`), and reasoning
+ * carries the protocol that produced it: only that protocol accepts it back.
+ */
+export type WireProtocol = 'openai_chat' | 'openai_responses' | 'anthropic' | 'gemini' | 'bedrock';
+
+/**
+ * A model's reasoning as its provider gave it, so the next step can send it back in the form that provider
+ * requires: Anthropic's thinking signature, OpenAI's encrypted reasoning item (`itemId`, encrypted content in
+ * `signature`), Gemini's thought signature, Bedrock's reasoning signature. `redacted_reasoning` is reasoning the
+ * client may not read (Anthropic's redacted thinking, an encrypted OpenAI item without a summary).
+ */
+export type ReasoningPart =
+  | { type: 'reasoning'; text: string; protocol: WireProtocol; signature?: string | null; itemId?: string | null }
+  | { type: 'redacted_reasoning'; data: string; protocol: WireProtocol; itemId?: string | null };
+
 export type PromptContentPart =
   | { type: 'text'; text: string }
   | { type: 'image'; mediaType: string; data: string };
@@ -12,7 +28,14 @@ export type PromptContentPart =
 export type PromptMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: string | PromptContentPart[] }
-  | { role: 'assistant'; content: string | null; toolCalls?: PromptToolCall[]; reasoning?: string | null }
+  | {
+      role: 'assistant';
+      content: string | null;
+      toolCalls?: PromptToolCall[];
+      reasoning?: string | null;
+      /** The reasoning as given, for the protocol that can take it back. */
+      reasoningParts?: ReasoningPart[];
+    }
   | { role: 'tool'; toolCallId: string; content: string };
 
 export type ToolDefinition = {
@@ -50,11 +73,23 @@ export type ModelRequest = {
   stream: boolean;
 };
 
-export type TokenUsage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+export type TokenUsage = {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  /** Prompt tokens read from the provider's prompt cache (part of `prompt_tokens`). */
+  cached_input_tokens?: number;
+  /** Prompt tokens written to the provider's prompt cache (part of `prompt_tokens`). */
+  cache_write_tokens?: number;
+  /** Completion tokens spent reasoning (part of `completion_tokens`). */
+  reasoning_tokens?: number;
+};
 
 export type ModelTurn = {
   text: string | null;
   reasoning: string | null;
+  /** The reasoning as the provider gave it (signatures, encrypted items); absent from providers that give only text. */
+  reasoningParts?: ReasoningPart[];
   toolCalls: PromptToolCall[];
   finishReason: 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
   usage: TokenUsage;
@@ -66,6 +101,8 @@ export type ModelTurn = {
 export type ModelDelta =
   | { kind: 'text'; text: string }
   | { kind: 'reasoning'; text: string }
+  /** Reasoning the client may not read: encrypted or redacted by the provider. */
+  | { kind: 'hidden_reasoning'; data: string }
   | { kind: 'tool_call'; index: number; id?: string; name?: string; argumentsFragment?: string };
 
 /** Why a model call failed; decides retrying and the run's stop reason. */

@@ -33,6 +33,7 @@ import * as sharing from './20261129300000_sharing.js';
 import * as conversations from './20261129500000_conversations.js';
 import * as metricRollups from './20261130100000_metric_rollups.js';
 import * as runChain from './20261201100000_run_chain.js';
+import * as firstStartOrganization from './20261202100000_first_start_organization.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -72,4 +73,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261129500000_conversations', conversations],
   ['20261130100000_metric_rollups', metricRollups],
   ['20261201100000_run_chain', runChain],
+  ['20261202100000_first_start_organization', firstStartOrganization],
 ];

@@ -26,7 +26,7 @@ describe('the worker process at start', () => {
     expect(checked).toMatchObject({ serverVersion: expect.any(String) });
     await until(() => sandboxLines(worker!.output()).length > 0, { what: 'the sandbox line' });
     expect(sandboxLines(worker.output())).toEqual([
-      expect.stringMatching(/^\S+Z \[INFO\] Local tools run in the bubblewrap sandbox: own namespaces, as uid 65534, no network unless a sandbox config allows it$/),
+      expect.stringMatching(/^\S+Z \[INFO\] Local tools run in the bubblewrap sandbox: own namespaces, as uid 65534, no network unless a sandbox config allows it, and then only through the egress policy$/),
     ]);
   }, 180_000);
 });

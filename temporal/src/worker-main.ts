@@ -1,5 +1,6 @@
 import { Runtime } from '@temporalio/worker';
-import { createDatabase, createSecretBox } from '@engram/db';
+import { createDatabase, createSecretBox, Organization } from '@engram/db';
+import { createEgressPolicy, EgressConfigError, parseEgressConfig } from '@engram/integrations/egress';
 import { parseBaseProviders } from '@engram/integrations/llm';
 import { describeSandboxIsolation, detectSandboxIsolation } from '@engram/integrations/sandbox';
 import { createTelemetry, parseTelemetryConfig, TelemetryConfigError } from '@engram/integrations/telemetry';
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
   createStartupAnnouncer(logOptions)(sandboxState.level, sandboxState.message);
   const payments = parsePaymentsConfig(process.env);
   const smtp = parseSmtpConfig(process.env);
+  const egressConfig = parseEgressConfig(process.env);
   const db = createDatabase({ url: databaseUrl });
   const telemetry = createTelemetry({ db, serviceName: 'engram-worker', otlpEndpoint: telemetryConfig.otlpEndpoint, recordContent: telemetryConfig.recordContent });
   const { worker, connection } = await createWorker({
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
       db,
       baseProviders: parseBaseProviders(process.env),
       secrets: createSecretBox(secretKey),
+      egress: createEgressPolicy({ ...egressConfig, firstOrganizationId: await Organization.firstStartId(db) }),
       sandboxIsolation,
       payments: createPaymentGateway(payments),
       notifier: smtp
@@ -61,7 +64,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const oneLine = [ConfigError, TelemetryConfigError, PaymentsConfigError, NotifierConfigError].some((kind) => error instanceof kind);
+  const oneLine = [ConfigError, TelemetryConfigError, PaymentsConfigError, NotifierConfigError, EgressConfigError].some((kind) => error instanceof kind);
   console.error(oneLine && error instanceof Error ? error.message : error);
   process.exit(1);
 });

@@ -6,7 +6,18 @@ import { createDatabase, createSecretBox, type Database } from '@engram/db';
 import { createTemporalClient, createWorker, type EngramWorker } from '@engram/temporal';
 import { createTelemetry, type Telemetry } from '@engram/integrations/telemetry';
 import { createPaymentGateway } from '@engram/integrations/payments';
-import { buildApp, createNotificationHub, createServices, parseApiConfig, type AppServices, type BaseProvider } from '@engram/api';
+import { createEgressPolicy, type EgressRefusal, type EgressResolver } from '@engram/integrations/egress';
+import {
+  buildApp,
+  createApiKeyService,
+  createNotificationHub,
+  createOrganizationService,
+  createServices,
+  createTierLimitGuard,
+  parseApiConfig,
+  type AppServices,
+  type BaseProvider,
+} from '@engram/api';
 import type { CreatedTenant } from '@engram/api';
 import { profiled } from './profile/spans.js';
 
@@ -23,6 +34,8 @@ export type TestStack = {
   taskQueue: string;
   /** Present when the stack was started with `telemetry`: flush it to read the span store. */
   telemetry: Telemetry | undefined;
+  /** Every destination the egress policy refused, as the API and the in-process worker logged it. */
+  egressRefusals: EgressRefusal[];
   /** Another organization with its own key, for tenant-isolation checks. */
   createTenant(name?: string): Promise<CreatedTenant>;
   stop(): Promise<void>;
@@ -34,8 +47,14 @@ export type TestStackOptions = {
   /** Run a worker inside the test process (default). Tests that kill workers run their own processes. */
   inProcessWorker?: boolean;
   pingIntervalMs?: number;
-  /** Variables of the API's configuration (`parseApiConfig`), such as `TEMPORAL_UI_URL`. */
+  /**
+   * Variables of the API's configuration (`parseApiConfig`), such as `TEMPORAL_UI_URL`. Unless they set
+   * ENGRAM_EGRESS_ALLOW or ENGRAM_EGRESS_ALLOW_FIRST_ORGANIZATION, every organization may reach loopback, where the
+   * tests' model, MCP and callback servers listen; the stack's `tenant` is the first-start organization.
+   */
   apiEnv?: NodeJS.ProcessEnv;
+  /** How the egress policy resolves host names (a test's DNS that changes its answer); the system resolver otherwise. */
+  egressResolve?: EgressResolver;
   /** Trace the API, the Temporal client and the in-process worker into the span store (and to `otlpEndpoint`). */
   telemetry?: { otlpEndpoint?: string; recordContent?: boolean };
   /** A Temporal frontend of the test's own (the scale-out test's cluster) instead of the run's dev server. */
@@ -62,14 +81,28 @@ async function startStack(options: TestStackOptions): Promise<TestStack> {
   const secrets = createSecretBox(secretKey);
   const baseProviders = options.baseProviders ?? [];
   const notifications = await createNotificationHub({ databaseUrl: inject('databaseUrl') });
-  const apiConfig = parseApiConfig(options.apiEnv ?? {});
+  const apiEnv = options.apiEnv ?? {};
+  const egressEnv = apiEnv.ENGRAM_EGRESS_ALLOW || apiEnv.ENGRAM_EGRESS_ALLOW_FIRST_ORGANIZATION ? {} : { ENGRAM_EGRESS_ALLOW: '127.0.0.0/8,::1' };
+  const apiConfig = parseApiConfig({ ...apiEnv, ...egressEnv });
   const payments = createPaymentGateway(apiConfig.payments);
+  const tenant = await createOrganizationService({ db, apiKeys: createApiKeyService({ db, limits: createTierLimitGuard({ mode: 'off' }) }) }).createWithAdmin({
+    name: `org ${randomBytes(3).toString('hex')}`,
+    adminName: 'test admin',
+  });
+  const egressRefusals: EgressRefusal[] = [];
+  const egress = createEgressPolicy({
+    ...apiConfig.egress,
+    firstOrganizationId: tenant.organizationId,
+    onRefused: (refusal) => egressRefusals.push(refusal),
+    ...(options.egressResolve ? { resolve: options.egressResolve } : {}),
+  });
   const services = createServices({
     db,
     temporal,
     taskQueue,
     secrets,
     baseProviders,
+    egress,
     notifications,
     billingMode: apiConfig.billingMode,
     adminEmails: apiConfig.adminEmails,
@@ -92,7 +125,7 @@ async function startStack(options: TestStackOptions): Promise<TestStack> {
       namespace: 'default',
       taskQueue,
       workflowBundlePath: inject('workflowBundlePath'),
-      activityDeps: { db, baseProviders, secrets, payments },
+      activityDeps: { db, baseProviders, secrets, payments, egress },
       telemetry,
     }));
     workerRun = worker.worker.run();
@@ -100,7 +133,6 @@ async function startStack(options: TestStackOptions): Promise<TestStack> {
 
   const createTenant = (name = `org ${randomBytes(3).toString('hex')}`) =>
     services.organizations.createWithAdmin({ name, adminName: 'test admin' });
-  const tenant = await createTenant();
 
   return {
     baseUrl,
@@ -112,13 +144,14 @@ async function startStack(options: TestStackOptions): Promise<TestStack> {
     app,
     taskQueue,
     telemetry,
+    egressRefusals,
     workerEnv: {
       DATABASE_URL: inject('databaseUrl'),
       TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_TASK_QUEUE: taskQueue,
       ENGRAM_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
       ENGRAM_SECRET_KEY: secretKey,
-      ...Object.fromEntries(Object.entries(options.apiEnv ?? {}).filter(([name]) => name.startsWith('STRIPE_'))),
+      ...Object.fromEntries(Object.entries({ ...apiEnv, ...egressEnv }).filter(([name]) => name.startsWith('STRIPE_') || name.startsWith('ENGRAM_EGRESS_'))),
       ...Object.fromEntries(baseProviders.filter((provider) => provider.providerType === 'openai').flatMap((provider) => [['OPENAI_API_KEY', provider.apiKey ?? 'test'], ['OPENAI_BASE_URL', provider.baseUrl]])),
     },
     createTenant,

@@ -13,6 +13,7 @@ import {
   SPAN,
   toLettaMessages,
   type PromptToolCall,
+  type ReasoningPart,
   type StopReason,
   type StoredMessage,
   type ToolRuleState,
@@ -227,6 +228,15 @@ export type ApplyTurnOptions = {
 };
 export type AppliedTurn = { outcome: ApplyTurnOutcome; closed?: FinishRunResult };
 
+/** The provider's reasoning as stored with the step, with what its protocol needs to take it back on the next step. */
+function storedReasoning(parts: ReasoningPart[]): StoredMessage['content'] {
+  return parts.map((part) =>
+    part.type === 'reasoning'
+      ? { type: 'reasoning', reasoning: part.text, is_native: true, signature: part.signature ?? null, protocol: part.protocol, item_id: part.itemId ?? null }
+      : { type: 'redacted_reasoning', data: part.data, protocol: part.protocol, item_id: part.itemId ?? null },
+  );
+}
+
 export function createApplyModelTurn(deps: { db: Database; tracing?: ActivityTracing; requestTopUp?: (organizationId: string) => Promise<void> }) {
   const applyTurn = createApplyTurn(deps);
   return async function applyModelTurn(input: ApplyTurnInput): Promise<ApplyTurnOutcome> {
@@ -307,7 +317,8 @@ export function createApplyTurn(deps: { db: Database; tracing?: ActivityTracing;
       const asStoredCall = (call: PromptToolCall) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } });
 
       const assistantParts: StoredMessage['content'] = [];
-      if (turn.reasoning) assistantParts.push({ type: 'reasoning', reasoning: turn.reasoning, is_native: true });
+      if (turn.reasoningParts?.length) assistantParts.push(...storedReasoning(turn.reasoningParts));
+      else if (turn.reasoning) assistantParts.push({ type: 'reasoning', reasoning: turn.reasoning, is_native: true });
       if (turn.text) assistantParts.push({ type: 'text', text: turn.text });
       const assistantCalls = needsApproval ? [] : turn.toolCalls;
       if (assistantParts.length > 0 || assistantCalls.length > 0 || turn.toolCalls.length === 0) {

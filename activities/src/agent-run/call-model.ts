@@ -14,6 +14,7 @@ import {
 } from '@engram/core';
 import { modelCallRefusal, StepTrace, takeModelCall, type Database, type LlmConfig, type SecretBox } from '@engram/db';
 import { classifyProviderError, createModelClient, ModelCallError, providerFor, type BaseProviderConfig } from '@engram/integrations/llm';
+import type { EgressPolicy } from '@engram/integrations/egress';
 import { loadRunContext, type RunContext } from './context.js';
 import { publishDelta } from './run-log.js';
 import { inSpan, tracingOf, type ActivityTracing } from './spans.js';
@@ -29,7 +30,7 @@ export type CallModelInput = {
 /** `contextWindow` lets the workflow decide on compaction without loading the agent. */
 export type CallModelResult = ModelTurn & { llmRequestNs: number; contextWindow: number };
 
-type Deps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox; tracing?: ActivityTracing };
+type Deps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox; egress: Pick<EgressPolicy, 'fetchFor'>; tracing?: ActivityTracing };
 
 const HEARTBEAT_EVERY_MS = 2000;
 
@@ -38,7 +39,10 @@ function deltaFrame(stepId: string, delta: ModelDelta): Record<string, unknown> 
   const id = `message-${stepId.slice('step-'.length)}`;
   if (delta.kind === 'text') return { message_type: 'assistant_message', id, otid: null, content: delta.text, step_id: stepId };
   if (delta.kind === 'reasoning') {
-    return { message_type: 'reasoning_message', id, source: 'non_reasoner_model', reasoning: delta.text, step_id: stepId };
+    return { message_type: 'reasoning_message', id, source: 'reasoner_model', reasoning: delta.text, step_id: stepId };
+  }
+  if (delta.kind === 'hidden_reasoning') {
+    return { message_type: 'hidden_reasoning_message', id, state: 'redacted', hidden_reasoning: delta.data, step_id: stepId };
   }
   const toolCall: Record<string, unknown> = {};
   if (delta.id) toolCall.tool_call_id = delta.id;
@@ -138,6 +142,8 @@ export function createCallModel(deps: Deps) {
         type: classified.kind,
         message: classified.message,
         nonRetryable: !RETRYABLE_MODEL_ERRORS.has(classified.kind),
+        // The provider said when to come back (Retry-After, Gemini's RetryInfo): the next attempt waits that long.
+        ...(classified.retryAfterMs !== undefined ? { nextRetryDelay: classified.retryAfterMs } : {}),
       });
     } finally {
       clearInterval(heartbeat);

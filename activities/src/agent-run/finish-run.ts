@@ -1,6 +1,8 @@
 import { runStatusFor, type StopReason } from '@engram/core';
 import type { Knex } from 'knex';
+import { ApplicationFailure } from '@temporalio/activity';
 import { Agent, AgentCall, Group, Run, type Database, type RunStatus } from '@engram/db';
+import { EgressRefusedError, type EgressPolicy } from '@engram/integrations/egress';
 import { appendRunFrames, type Frame } from './run-log.js';
 import { unfinishedSuccessor } from './turn-order.js';
 
@@ -125,16 +127,24 @@ export function createMarkRunAbandoned(deps: { db: Database }) {
   };
 }
 
-export function createSendRunCallback(deps: { db: Database; fetch?: typeof fetch }) {
-  const send = deps.fetch ?? fetch;
-  /** POSTs `{job_id, status, completed_at, metadata}` to the run's callback_url and records the answer. */
+/** A failed callback is retried with backoff, but one the egress policy refused would be refused again. */
+export function callbackFailure(message: string, refused: boolean): Error {
+  return refused ? ApplicationFailure.nonRetryable(message, 'EgressRefused') : new Error(message);
+}
+
+export function createSendRunCallback(deps: { db: Database; egress: Pick<EgressPolicy, 'fetchFor'> }) {
+  /**
+   * POSTs `{job_id, status, completed_at, metadata}` to the run's callback_url, through the egress policy, and records
+   * the answer. A destination the policy refuses is recorded and not tried again.
+   */
   return async function sendRunCallback(input: { runId: string; organizationId: string }): Promise<void> {
     const run = await Run.query(deps.db).forOrg(input.organizationId).findById(input.runId);
     if (!run?.callbackUrl || run.callbackSentAt) return;
     let statusCode: number | null = null;
     let error: string | null = null;
+    let refused = false;
     try {
-      const response = await send(run.callbackUrl, {
+      const response = await deps.egress.fetchFor({ organizationId: input.organizationId })(run.callbackUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
@@ -149,11 +159,12 @@ export function createSendRunCallback(deps: { db: Database; fetch?: typeof fetch
       if (!response.ok) error = `callback answered ${response.status}`;
     } catch (cause) {
       error = (cause as Error).message;
+      refused = cause instanceof EgressRefusedError;
     }
     await Run.query(deps.db)
       .forOrg(input.organizationId)
       .findById(run.id)
       .patch({ callbackSentAt: new Date(), callbackStatusCode: statusCode, callbackError: error });
-    if (error) throw new Error(error);
+    if (error) throw callbackFailure(error, refused);
   };
 }

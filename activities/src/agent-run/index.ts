@@ -1,6 +1,7 @@
 import type { Database, SecretBox } from '@engram/db';
 import { createCompactContext } from '@engram/integrations/compaction';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
+import type { EgressPolicy } from '@engram/integrations/egress';
 import { createApplyModelTurn, createCompleteToolStep } from './apply-turn.js';
 import { createBeginRun } from './begin-run.js';
 import { createRunStep } from './run-step.js';
@@ -12,6 +13,8 @@ export type AgentRunDeps = {
   db: Database;
   baseProviders: BaseProviderConfig[];
   secrets: SecretBox;
+  /** Organizations' own model providers and run callbacks are reached through it. */
+  egress: EgressPolicy;
   tracing?: ActivityTracing;
   /** Signals the organization's auto top-up when a metered step takes the balance below its threshold. */
   requestTopUp?: (organizationId: string) => Promise<void>;

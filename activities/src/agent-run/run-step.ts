@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { compactionDue, type StopReason, type TokenUsage, type ToolRuleState } from '@engram/core';
 import { Step, type Database, type SecretBox } from '@engram/db';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
+import type { EgressPolicy } from '@engram/integrations/egress';
 import { appliedOutcomeOf, createApplyTurn, type ApplyTurnOutcome } from './apply-turn.js';
 import { createBeginRun, type BeginRunResult } from './begin-run.js';
 import { createCallModel } from './call-model.js';
@@ -40,6 +41,7 @@ type Deps = {
   db: Database;
   baseProviders: BaseProviderConfig[];
   secrets: SecretBox;
+  egress: Pick<EgressPolicy, 'fetchFor'>;
   tracing?: ActivityTracing;
   requestTopUp?: (organizationId: string) => Promise<void>;
 };

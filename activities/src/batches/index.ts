@@ -1,7 +1,9 @@
 import type { RunRequest } from '@engram/core';
 import { insertQueuedRun, MessageBatch, MessageBatchItem, Run, type BatchItemStatus, type Database } from '@engram/db';
+import { EgressRefusedError, type EgressPolicy } from '@engram/integrations/egress';
+import { callbackFailure } from '../agent-run/finish-run.js';
 
-export type BatchesDeps = { db: Database; fetch?: typeof fetch };
+export type BatchesDeps = { db: Database; egress: Pick<EgressPolicy, 'fetchFor'> };
 
 type BatchRef = { organizationId: string; batchId: string };
 export type BatchPlanItem = { itemId: string; agentId: string };
@@ -12,8 +14,6 @@ const FINISHED_RUN: Record<string, BatchItemStatus> = { completed: 'completed', 
 
 /** The batch workflow's I/O: dispatching items as runs, reading their outcome, closing the job and its callback. */
 export function createBatchActivities(deps: BatchesDeps) {
-  const send = deps.fetch ?? fetch;
-
   return {
     /** The items still to run, in request order; the batch is marked running. */
     async loadBatchPlan(input: BatchRef): Promise<BatchPlanItem[]> {
@@ -117,16 +117,18 @@ export function createBatchActivities(deps: BatchesDeps) {
     },
 
     /**
-     * POSTs `{job_id, status, completed_at, metadata}` to the batch's callback_url. A failed attempt throws, so
-     * Temporal retries it with backoff; every attempt's answer is recorded on the job, a delivered one stops it.
+     * POSTs `{job_id, status, completed_at, metadata}` to the batch's callback_url, through the egress policy. A failed
+     * attempt throws, so Temporal retries it with backoff (but a destination the policy refuses); every attempt's
+     * answer is recorded on the job, a delivered one stops it.
      */
     async sendBatchCallback(input: BatchRef): Promise<void> {
       const batch = await MessageBatch.query(deps.db).forOrg(input.organizationId).findById(input.batchId);
       if (!batch?.callbackUrl || (batch.callbackSentAt && !batch.callbackError)) return;
       let statusCode: number | null = null;
       let error: string | null = null;
+      let refused = false;
       try {
-        const response = await send(batch.callbackUrl, {
+        const response = await deps.egress.fetchFor({ organizationId: input.organizationId })(batch.callbackUrl, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({
@@ -141,6 +143,7 @@ export function createBatchActivities(deps: BatchesDeps) {
         if (!response.ok) error = `callback answered ${response.status}`;
       } catch (cause) {
         error = (cause as Error).message;
+        refused = cause instanceof EgressRefusedError;
       }
       await MessageBatch.query(deps.db)
         .forOrg(input.organizationId)
@@ -151,7 +154,7 @@ export function createBatchActivities(deps: BatchesDeps) {
           callbackError: error,
           callbackAttempts: batch.callbackAttempts + 1,
         });
-      if (error) throw new Error(error);
+      if (error) throw callbackFailure(error, refused);
     },
   };
 }

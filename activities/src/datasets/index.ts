@@ -12,8 +12,9 @@ import {
   type SecretBox,
 } from '@engram/db';
 import { createModelClient, providerFor, type BaseProviderConfig } from '@engram/integrations/llm';
+import type { EgressPolicy } from '@engram/integrations/egress';
 
-export type DatasetDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox };
+export type DatasetDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox; egress: Pick<EgressPolicy, 'fetchFor'> };
 
 type RunRef = { organizationId: string; datasetRunId: string };
 type ItemRef = RunRef & { itemId: string };

@@ -18,9 +18,10 @@ import {
   type ChunkingOptions,
 } from '@engram/integrations/files';
 import { classifyProviderError, ModelCallError, type BaseProviderConfig } from '@engram/integrations/llm';
+import type { EgressPolicy } from '@engram/integrations/egress';
 import { whileHeartbeating } from '../heartbeat.js';
 
-export type FileIngestionDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox };
+export type FileIngestionDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox; egress: Pick<EgressPolicy, 'fetchFor'> };
 
 export type FileRef = { organizationId: string; fileId: string };
 

@@ -1,5 +1,6 @@
 import type { Database, SecretBox } from '@engram/db';
 import type { PaymentGateway } from '@engram/integrations/payments';
+import type { EgressPolicy } from '@engram/integrations/egress';
 import type { Client } from '@temporalio/client';
 import { createApiKeyService } from './tenancy/api-keys.js';
 import { createTierLimitGuard } from './tenancy/tier-limits.js';
@@ -73,6 +74,11 @@ export type ServiceDeps = {
   taskQueue: string;
   secrets: SecretBox;
   baseProviders: BaseProvider[];
+  /**
+   * What URLs organizations supply (callbacks, MCP servers, their model providers) may reach: checked when they are
+   * given and when they are connected to. Built once at start from `ApiConfig.egress`.
+   */
+  egress: EgressPolicy;
   notifications: NotificationHub;
   /** The process's MCP connections (tests pass one with short timeouts); one is made otherwise. */
   mcpConnections?: McpConnectionPool;
@@ -129,18 +135,19 @@ export function createServices(deps: ServiceDeps) {
     db: deps.db,
     agentRuns,
     messages,
+    egress: deps.egress,
     admitCloudAccess: admin.cloudAccess.assertMayRun,
     admitBilledRun: billingServices.quotas.admitRun,
     admitModelRequest: (organizationId, runId, llmConfig) => admin.modelRateLimits.admit(organizationId, runId, llmConfig),
   });
-  const compactContext = createCompactContext({ db: deps.db, baseProviders: deps.baseProviders, secrets: deps.secrets });
+  const compactContext = createCompactContext({ db: deps.db, baseProviders: deps.baseProviders, secrets: deps.secrets, egress: deps.egress });
   const messageHistory = createMessageHistoryService({ db: deps.db, compactContext });
   const steps = createStepService({ db: deps.db, messages });
   const runLog = { follow: (options: FollowOptions) => followRunLog({ db: deps.db, notifications: deps.notifications }, options) };
-  const providers = createProviderService({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders });
+  const providers = createProviderService({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders, egress: deps.egress });
   const models = createModelService({ providers });
   const conversations = createConversationService({ db: deps.db, runs, messages, compactContext, models });
-  const batches = createBatchService({ db: deps.db, messageBatches: createMessageBatchClient({ client: deps.temporal, taskQueue: deps.taskQueue }) });
+  const batches = createBatchService({ db: deps.db, messageBatches: createMessageBatchClient({ client: deps.temporal, taskQueue: deps.taskQueue }), egress: deps.egress });
   const groups = createGroupService({
     db: deps.db,
     organizations,
@@ -163,16 +170,16 @@ export function createServices(deps: ServiceDeps) {
   const identities = createIdentityService({ db: deps.db, secrets: deps.secrets, organizations });
   const agentTags = createAgentTagService({ db: deps.db });
   const mcpConnections = deps.mcpConnections ?? createMcpConnectionPool();
-  const mcp = createMcpServices({ db: deps.db, secrets: deps.secrets, agentTools, connections: mcpConnections });
+  const mcp = createMcpServices({ db: deps.db, secrets: deps.secrets, agentTools, connections: mcpConnections, egress: deps.egress });
   const agentFiles = createAgentFileService({ db: deps.db, secrets: deps.secrets, models, organizations, limits });
   // One manager per process, so the tools and sandbox-config routes never build the same venv at once.
   const venvs = createVenvManager({ root: defaultVenvRoot() });
-  const tools = createToolService({ db: deps.db, secrets: deps.secrets, venvs, limits });
+  const tools = createToolService({ db: deps.db, secrets: deps.secrets, venvs, limits, egress: deps.egress });
   const toolGenerator = createToolGenerator({ models, providers });
   const sandboxConfigs = createSandboxConfigService({ db: deps.db, secrets: deps.secrets, venvs });
   const agentToolRuns = createAgentToolRunService({
     db: deps.db,
-    executeTool: createExecuteTool({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders, venvs, mcpConnections }),
+    executeTool: createExecuteTool({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders, venvs, mcpConnections, egress: deps.egress }),
   });
   const fileIngestion = createFileIngestionClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const folders = createFolderService({ db: deps.db, models, fileIngestion, limits });
@@ -221,7 +228,7 @@ export function createServices(deps: ServiceDeps) {
     identities,
     agentTags,
     ...mcp,
-    ...createArchivalServices({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders, models }),
+    ...createArchivalServices({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders, egress: deps.egress, models }),
     agentFiles,
     tools,
     toolGenerator,
@@ -240,7 +247,7 @@ export function createServices(deps: ServiceDeps) {
     batches,
     jobs: createJobService({ db: deps.db, runs, batches }),
     chatCompletions: createChatCompletionService({ runs, follow: runLog.follow }),
-    schedules: createScheduleService({ db: deps.db, scheduledMessages: createScheduledMessageClient({ client: deps.temporal, taskQueue: deps.taskQueue }) }),
+    schedules: createScheduleService({ db: deps.db, scheduledMessages: createScheduledMessageClient({ client: deps.temporal, taskQueue: deps.taskQueue }), egress: deps.egress }),
     clientSideAccessTokens: createClientSideAccessTokenService({ db: deps.db }),
     ...billingServices,
     ...createOAuthServices({ db: deps.db, secrets: deps.secrets, issuer: `${deps.publicUrl ?? DEFAULT_PUBLIC_URL}/oauth` }),

@@ -227,7 +227,7 @@ describe('the platform screens of the agents remote', () => {
     await dialog.getByLabel('Name', { exact: true }).fill('my-openai');
     await dialog.getByLabel('API key', { exact: true }).fill(apiKey);
     await dialog.getByLabel('Base URL').fill(ade.model.url);
-    await dialog.getByRole('button', { name: 'Check key' }).click();
+    await dialog.getByRole('button', { name: 'Check' }).click();
     await poll(() => dialog.getByTestId('provider-key-valid').isVisible(), 30_000).toBe(true);
     await dialog.getByRole('button', { name: 'Add provider' }).click();
 

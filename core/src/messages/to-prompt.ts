@@ -1,4 +1,4 @@
-import type { PromptContentPart, PromptMessage, PromptToolCall } from '../model.js';
+import type { PromptContentPart, PromptMessage, PromptToolCall, ReasoningPart, WireProtocol } from '../model.js';
 import type { StoredContentPart, StoredMessage, StoredToolCall } from '../stored-message.js';
 import { plainText, storedToolReturns } from './stored-content.js';
 
@@ -32,17 +32,38 @@ function userContent(parts: StoredContentPart[]): string | PromptContentPart[] {
   });
 }
 
+const WIRE_PROTOCOLS: ReadonlySet<string> = new Set<WireProtocol>(['openai_chat', 'openai_responses', 'anthropic', 'gemini', 'bedrock']);
+
+function isWireProtocol(protocol: string | undefined): protocol is WireProtocol {
+  return protocol !== undefined && WIRE_PROTOCOLS.has(protocol);
+}
+
+/** Native reasoning as its provider gave it; reasoning of no known protocol is only text to every provider. */
+function reasoningParts(parts: StoredContentPart[]): ReasoningPart[] {
+  return parts.flatMap((part): ReasoningPart[] => {
+    if (part.type === 'reasoning' && isWireProtocol(part.protocol)) {
+      return [{ type: 'reasoning', text: part.reasoning, protocol: part.protocol, signature: part.signature ?? null, itemId: part.item_id ?? null }];
+    }
+    if (part.type === 'redacted_reasoning' && isWireProtocol(part.protocol)) {
+      return [{ type: 'redacted_reasoning', data: part.data, protocol: part.protocol, itemId: part.item_id ?? null }];
+    }
+    return [];
+  });
+}
+
 function assistantMessage(message: StoredMessage): PromptMessage {
   const text = plainText(message.content);
   const reasoning = message.content
     .flatMap((part) => (part.type === 'reasoning' ? [part.reasoning] : []))
     .join('\n');
   const toolCalls = (message.toolCalls ?? []).map(promptToolCall);
+  const native = reasoningParts(message.content);
   return {
     role: 'assistant',
     content: text === '' ? null : text,
     ...(toolCalls.length > 0 ? { toolCalls } : {}),
     reasoning: reasoning === '' ? null : reasoning,
+    ...(native.length > 0 ? { reasoningParts: native } : {}),
   };
 }
 
@@ -78,7 +99,9 @@ function withoutDanglingToolCalls(messages: PromptMessage[]): PromptMessage[] {
     }
     const answered = message.toolCalls.filter((call) => answeredLater.has(call.id));
     if (answered.length > 0) kept.push({ ...message, toolCalls: answered });
-    else if (message.content !== null) kept.push({ role: 'assistant', content: message.content, reasoning: message.reasoning ?? null });
+    else if (message.content !== null) {
+      kept.push({ role: 'assistant', content: message.content, reasoning: message.reasoning ?? null, ...(message.reasoningParts ? { reasoningParts: message.reasoningParts } : {}) });
+    }
   }
   return kept.reverse();
 }

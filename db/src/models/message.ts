@@ -4,8 +4,9 @@ export type MessageRole = 'system' | 'user' | 'assistant' | 'tool' | 'approval' 
 
 export type ContentPart =
   | { type: 'text'; text: string; signature?: string | null }
-  | { type: 'reasoning'; reasoning: string; is_native?: boolean; signature?: string | null }
-  | { type: 'redacted_reasoning'; data: string }
+  /** `protocol` and `item_id`: which wire protocol gave native reasoning, to send it back to that protocol only. */
+  | { type: 'reasoning'; reasoning: string; is_native?: boolean; signature?: string | null; protocol?: string; item_id?: string | null }
+  | { type: 'redacted_reasoning'; data: string; protocol?: string; item_id?: string | null }
   | { type: 'image'; source: Record<string, unknown> }
   | { type: string; [key: string]: unknown };
 

@@ -1,9 +1,10 @@
 import { Provider, type Database, type EmbeddingConfig, type SecretBox } from '@engram/db';
-import { createEmbeddingClient, ModelCallError, type BaseProviderConfig, type ModelClientProvider } from '../llm/index.js';
+import { clientProviderOfRow, createEmbeddingClient, ModelCallError, type BaseProviderConfig, type ModelClientProvider } from '../llm/index.js';
 import { embedLocally, isLocalEmbeddingConfig } from './local-embedder.js';
 import { unitVector } from './vectors.js';
+import type { EgressPolicy } from '../egress/index.js';
 
-export type EmbedderDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox };
+export type EmbedderDeps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox; egress: Pick<EgressPolicy, 'fetchFor'> };
 
 export type EmbedInput = {
   organizationId: string;
@@ -26,19 +27,13 @@ function providerNameOf(config: EmbeddingConfig): string | null {
   return slash > 0 ? config.handle!.slice(0, slash) : null;
 }
 
-/** Embeds through the embedding config's provider: the organization's own by that name, else a base provider. */
+/** Embeds through the embedding config's provider: the organization's own by that name (through the egress policy), else a base provider. */
 export function createEmbedder(deps: EmbedderDeps): Embedder {
   async function providerFor(organizationId: string, config: EmbeddingConfig): Promise<ModelClientProvider> {
     const name = providerNameOf(config);
     if (name) {
       const own = await Provider.query(deps.db).forOrg(organizationId).findOne({ name });
-      if (own) {
-        return {
-          providerType: own.providerType,
-          apiKey: own.apiKeyEnc ? deps.secrets.decrypt(own.apiKeyEnc) : null,
-          baseUrl: own.baseUrl ?? config.embedding_endpoint ?? '',
-        };
-      }
+      if (own) return clientProviderOfRow(own, deps.secrets, deps.egress.fetchFor({ organizationId }), config.embedding_endpoint);
     }
     const base =
       (name ? deps.baseProviders.find((candidate) => candidate.name === name) : undefined) ??

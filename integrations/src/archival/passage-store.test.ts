@@ -4,6 +4,7 @@ import { Archive, Organization, PassageVector, createDatabase, createSecretBox, 
 import { createEmbedder } from './embedder.js';
 import { LOCAL_EMBEDDING_CONFIG } from './local-embedder.js';
 import { createPassageStore, type PassageStore } from './passage-store.js';
+import { loopbackEgress } from '@engram/testing/egress';
 
 let db: Database;
 let store: PassageStore;
@@ -20,7 +21,7 @@ const TEXTS = [
 
 beforeAll(async () => {
   db = createDatabase({ url: inject('databaseUrl'), pool: { max: 4 } });
-  store = createPassageStore({ db, embedder: createEmbedder({ db, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')) }) });
+  store = createPassageStore({ db, embedder: createEmbedder({ db, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')), egress: loopbackEgress() }) });
   organizationId = newId('organization');
   await Organization.query(db).insert({ id: organizationId, name: 'passage store' });
   archive = await Archive.query(db)
@@ -55,7 +56,7 @@ describe('the passage store', () => {
     // A write asks nothing of the pool: with as many writes at once as connections, one that did would wait forever.
     const oneConnection = createDatabase({ url: inject('databaseUrl'), pool: { max: 1 } });
     try {
-      const embedder = createEmbedder({ db: oneConnection, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')) });
+      const embedder = createEmbedder({ db: oneConnection, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')), egress: loopbackEgress() });
       const freshStore = createPassageStore({ db: oneConnection, embedder });
       const prepared = await freshStore.prepare({ organizationId, archive, passages: [{ text: 'written on the only connection' }] });
       const [stored] = await oneConnection.transaction((trx) => freshStore.write(trx, prepared));

@@ -6,6 +6,7 @@ import { chunkPassageId } from '../files/chunker.js';
 import { createEmbedder } from './embedder.js';
 import { LOCAL_EMBEDDING_CONFIG } from './local-embedder.js';
 import { createPassageStore, type PassageStore } from './passage-store.js';
+import { loopbackEgress } from '@engram/testing/egress';
 
 let db: Database;
 let store: PassageStore;
@@ -30,7 +31,7 @@ async function writeChunks(file: SourceFile, texts: string[]): Promise<void> {
 
 beforeAll(async () => {
   db = createDatabase({ url: inject('databaseUrl'), pool: { max: 4 } });
-  store = createPassageStore({ db, embedder: createEmbedder({ db, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')) }) });
+  store = createPassageStore({ db, embedder: createEmbedder({ db, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')), egress: loopbackEgress() }) });
   organizationId = newId('organization');
   await Organization.query(db).insert({ id: organizationId, name: 'source search' });
   folder = await insertFolder(db, { organizationId, name: 'kitchen' });

@@ -3,6 +3,7 @@ import { plainText, toPromptMessages, type ModelSettings, type RunRequest, type 
 import { Agent, contextMessageIds, loadMessagesInOrder, Message, recompileSystemMessage, Run, setContextMessageIds, type Database, type SecretBox } from '@engram/db';
 import { createModelClient, type BaseProviderConfig } from '../llm/index.js';
 import { providerFor } from '../llm/provider-for.js';
+import type { EgressPolicy } from '../egress/index.js';
 
 export type CompactionSettings = {
   /** Share of the context window the kept messages may fill after a compaction. */
@@ -34,7 +35,7 @@ export type CompactResult = {
   numMessagesAfter: number;
 };
 
-type Deps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox };
+type Deps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: SecretBox; egress: Pick<EgressPolicy, 'fetchFor'> };
 
 // No tokenizer download is possible here; four characters per token is the usual estimate.
 const estimateTokens = (message: StoredMessage) =>

@@ -101,7 +101,7 @@ describe('the Anthropic client', () => {
       reasoning: null,
       toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}' }],
       finishReason: 'tool_calls',
-      usage: { prompt_tokens: 25, completion_tokens: 7, total_tokens: 32 },
+      usage: { prompt_tokens: 25, completion_tokens: 7, total_tokens: 32, cached_input_tokens: 5 },
       model: 'claude-test-model-20250101',
     });
   });

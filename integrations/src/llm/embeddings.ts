@@ -1,12 +1,12 @@
 import OpenAI from 'openai';
-import type { ModelClientProvider } from './types.js';
+import { azureOpenAiClient } from './azure-client.js';
+import { createBedrockEmbeddingClient } from './bedrock-client.js';
+import { createGeminiEmbeddingClient } from './gemini-client.js';
+import type { EmbeddingClient, ModelClientProvider } from './types.js';
 import { ModelCallError } from './errors.js';
 import { callFailure } from './turn-support.js';
 
-export type EmbeddingClient = {
-  /** One `/embeddings` request: a vector per text, in order. Throws ModelCallError on provider failure. */
-  embed(model: string, texts: string[], options?: { signal?: AbortSignal }): Promise<number[][]>;
-};
+export type { EmbeddingClient } from './types.js';
 
 /**
  * Self-hosted servers are configured by their root URL but serve the OpenAI API under /v1. The same rule as
@@ -19,10 +19,33 @@ function embeddingsBaseUrl(provider: ModelClientProvider): string {
   return ROOT_URL_SERVERS.has(provider.providerType) && !baseUrl.endsWith('/v1') ? `${baseUrl}/v1` : baseUrl;
 }
 
-/** Every supported embedding provider speaks OpenAI's `POST /embeddings` (OpenAI itself, Ollama, vLLM, LM Studio, Together, …). */
+/**
+ * The embedder of a provider: Gemini's and Vertex AI's own, Bedrock's (Titan, Cohere), and OpenAI's
+ * `POST /embeddings` for every other (OpenAI itself, Azure OpenAI's deployments, Ollama, vLLM, LM Studio, Together, …).
+ */
 export function createEmbeddingClient(provider: ModelClientProvider): EmbeddingClient {
-  // Retries belong to the caller: an activity's retry policy, or the API client.
-  const client = new OpenAI({ apiKey: provider.apiKey ?? 'not-needed', baseURL: embeddingsBaseUrl(provider), maxRetries: 0 });
+  switch (provider.providerType) {
+    case 'google_ai':
+    case 'google_vertex':
+      return createGeminiEmbeddingClient(provider);
+    case 'bedrock':
+      return createBedrockEmbeddingClient(provider);
+    case 'azure':
+      return openAiEmbeddingClient(azureOpenAiClient(provider));
+    default:
+      // Retries belong to the caller: an activity's retry policy, or the API client.
+      return openAiEmbeddingClient(
+        new OpenAI({
+          apiKey: provider.apiKey ?? 'not-needed',
+          baseURL: embeddingsBaseUrl(provider),
+          maxRetries: 0,
+          ...(provider.fetch ? { fetch: provider.fetch } : {}),
+        }),
+      );
+  }
+}
+
+function openAiEmbeddingClient(client: OpenAI): EmbeddingClient {
   return {
     async embed(model, texts, options = {}) {
       try {

@@ -2,7 +2,7 @@ import { buildOpenAiChatPayload, type ModelRequest, type ModelTurn } from '@engr
 import OpenAI from 'openai';
 import type { CompleteOptions, ModelClient, ModelClientProvider } from './types.js';
 import { ModelCallError } from './errors.js';
-import { callFailure, estimatedUsage, TurnAssembler } from './turn-support.js';
+import { callFailure, estimatedUsage, TurnAssembler, withUsageDetails } from './turn-support.js';
 
 /** Fields some compatible servers (DeepSeek, vLLM, Ollama, OpenRouter) add for a reasoning model's thoughts. */
 type ReasoningFields = { reasoning_content?: string | null; reasoning?: string | null };
@@ -10,7 +10,7 @@ type ReasoningFields = { reasoning_content?: string | null; reasoning?: string |
 /** Self-hosted servers are configured by their root URL, as their own docs show, but serve the OpenAI API under /v1. */
 const ROOT_URL_SERVERS = new Set(['ollama', 'vllm', 'lmstudio_openai']);
 
-function openAiBaseUrl(provider: ModelClientProvider): string {
+export function openAiBaseUrl(provider: ModelClientProvider): string {
   const baseUrl = provider.baseUrl.replace(/\/+$/, '');
   return ROOT_URL_SERVERS.has(provider.providerType) && !baseUrl.endsWith('/v1') ? `${baseUrl}/v1` : baseUrl;
 }
@@ -39,7 +39,10 @@ function turnOf(
     ...answer,
     finishReason: finishReasonOf(ending.finishReason),
     usage: usage
-      ? { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens }
+      ? withUsageDetails(
+          { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens },
+          { cached: usage.prompt_tokens_details?.cached_tokens, reasoning: usage.completion_tokens_details?.reasoning_tokens },
+        )
       : estimatedUsage(request, answer),
     model: ending.model || request.settings.model,
   };
@@ -91,10 +94,8 @@ async function completeAtOnce(client: OpenAI, request: ModelRequest, signal: Abo
   return turnOf(request, answer, { finishReason: choice.finish_reason, usage: completion.usage, model: completion.model });
 }
 
-/** A client for OpenAI and every server speaking its Chat Completions API. */
-export function createOpenAiModelClient(provider: ModelClientProvider): ModelClient {
-  // Retries belong to Temporal's activity retry policy, which knows the error kinds.
-  const client = new OpenAI({ apiKey: provider.apiKey ?? 'not-needed', baseURL: openAiBaseUrl(provider), maxRetries: 0 });
+/** A client for OpenAI and every server speaking its Chat Completions API (Azure OpenAI's client included). */
+export function createOpenAiChatClient(client: OpenAI): ModelClient {
   return {
     async complete(request, options) {
       try {
@@ -113,4 +114,15 @@ export function createOpenAiModelClient(provider: ModelClientProvider): ModelCli
       }
     },
   };
+}
+
+/** The SDK client for OpenAI and the servers speaking its API, at the provider's base URL. */
+export function openAiSdkClient(provider: ModelClientProvider): OpenAI {
+  // Retries belong to Temporal's activity retry policy, which knows the error kinds.
+  return new OpenAI({
+    apiKey: provider.apiKey ?? 'not-needed',
+    baseURL: openAiBaseUrl(provider),
+    maxRetries: 0,
+    ...(provider.fetch ? { fetch: provider.fetch } : {}),
+  });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBaseProviders } from './provider-config.js';
+import { baseUrlFor, parseBaseProviders } from './provider-config.js';
 
 describe('parseBaseProviders', () => {
   it('configures nothing from an empty environment', () => {
@@ -51,5 +51,36 @@ describe('parseBaseProviders', () => {
 
   it('treats blank variables as unset', () => {
     expect(parseBaseProviders({ OPENAI_API_KEY: '  ', OLLAMA_BASE_URL: '' })).toEqual([]);
+  });
+
+  it('configures the cloud providers from their own variables, each once its required ones are set', () => {
+    expect(parseBaseProviders({ AZURE_API_KEY: 'az', AWS_ACCESS_KEY_ID: 'AKIA', VERTEX_LOCATION: 'europe-west4' })).toEqual([]);
+    expect(
+      parseBaseProviders({
+        GEMINI_API_KEY: 'gem',
+        AZURE_API_KEY: 'az',
+        AZURE_BASE_URL: 'https://my.openai.azure.com',
+        AZURE_API_VERSION: '2025-03-01-preview',
+        AWS_REGION: 'eu-central-1',
+        AWS_ACCESS_KEY_ID: 'AKIA1',
+        AWS_SECRET_ACCESS_KEY: 'secret',
+        VERTEX_PROJECT: 'my-project',
+      }),
+    ).toEqual([
+      { name: 'google_ai', providerType: 'google_ai', apiKey: 'gem', baseUrl: '' },
+      { name: 'azure', providerType: 'azure', apiKey: 'az', baseUrl: 'https://my.openai.azure.com', apiVersion: '2025-03-01-preview' },
+      { name: 'bedrock', providerType: 'bedrock', apiKey: 'secret', accessKey: 'AKIA1', sessionToken: null, region: 'eu-central-1', baseUrl: '' },
+      // No key: Vertex AI uses the workload's own credentials.
+      { name: 'google_vertex', providerType: 'google_vertex', apiKey: null, project: 'my-project', region: null, baseUrl: '' },
+    ]);
+  });
+
+  it('knows the documented base URL of the OpenAI-compatible services, and which types need one given', () => {
+    expect(baseUrlFor('mistral', null)).toBe('https://api.mistral.ai/v1');
+    expect(baseUrlFor('openrouter', '')).toBe('https://openrouter.ai/api/v1');
+    expect(baseUrlFor('fireworks', 'https://proxy.example/v1/')).toBe('https://proxy.example/v1');
+    expect(baseUrlFor('vllm', null)).toBeNull();
+    expect(baseUrlFor('azure', null)).toBeNull();
+    expect(baseUrlFor('bedrock', null)).toBe('');
   });
 });

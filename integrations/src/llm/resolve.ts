@@ -1,8 +1,10 @@
 import type { ModelSettings } from '@engram/core';
 import { ModelCallError } from './errors.js';
-import { BASE_PROVIDER_ENV, type BaseProviderConfig } from './provider-config.js';
+import { BASE_PROVIDER_ENV, CLOUD_PROVIDER_ENV, type BaseProviderConfig } from './provider-config.js';
 
 function configurationHint(endpointType: string): string {
+  const cloud = CLOUD_PROVIDER_ENV.find((candidate) => candidate.providerType === endpointType);
+  if (cloud) return `set ${cloud.required.join(' and ')} or register a provider with POST /v1/providers`;
   const entry = BASE_PROVIDER_ENV.find((candidate) => candidate.providerType === endpointType);
   if (!entry) return 'register a provider with POST /v1/providers';
   if (entry.keyVariable === null) return `set ${entry.baseUrlVariable} or register a provider with POST /v1/providers`;

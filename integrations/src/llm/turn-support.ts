@@ -30,6 +30,19 @@ export function estimatedUsage(request: ModelRequest, turn: Pick<ModelTurn, 'tex
   return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
 }
 
+/** Adds the cached and reasoning counts a provider reported (left out when it reported none). */
+export function withUsageDetails(
+  usage: TokenUsage,
+  details: { cached?: number | null | undefined; cacheWrite?: number | null | undefined; reasoning?: number | null | undefined },
+): TokenUsage {
+  return {
+    ...usage,
+    ...(details.cached ? { cached_input_tokens: details.cached } : {}),
+    ...(details.cacheWrite ? { cache_write_tokens: details.cacheWrite } : {}),
+    ...(details.reasoning ? { reasoning_tokens: details.reasoning } : {}),
+  };
+}
+
 /** Collects a streamed answer's fragments, forwarding each to `onDelta` as it arrives. */
 export class TurnAssembler {
   private text = '';
@@ -48,6 +61,11 @@ export class TurnAssembler {
     if (!fragment) return;
     this.reasoning += fragment;
     this.onDelta?.({ kind: 'reasoning', text: fragment });
+  }
+
+  /** Reasoning the client may not read (encrypted or redacted): forwarded as such, kept by the caller. */
+  addHiddenReasoning(data: string): void {
+    this.onDelta?.({ kind: 'hidden_reasoning', data });
   }
 
   addToolCallFragment(index: number, fragment: { id?: string | null; name?: string | null; argumentsFragment?: string | null }): void {

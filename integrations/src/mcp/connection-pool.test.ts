@@ -76,7 +76,7 @@ describe.each(['streamable_http', 'sse'] as const)('MCP connection pool over %s'
   it('lists and calls tools, fails fast while the server is down, and reconnects when it is back on its port', async () => {
     const fixture = await startFixtureHttpServer({ transport });
     servers.push(fixture);
-    const server = target(`${transport}-restart`, { type: transport, url: fixture.url, headers: {} });
+    const server = target(`${transport}-restart`, { type: transport, url: fixture.url, headers: {}, fetch });
     expect((await pool.listTools(server)).map((tool) => tool.name)).toContain('add');
     expect(text(await pool.callTool(server, 'add', { a: 20, b: 22 }))).toBe('42');
 
@@ -93,7 +93,7 @@ describe.each(['streamable_http', 'sse'] as const)('MCP connection pool over %s'
   it('recovers from a restart between two calls', async () => {
     const fixture = await startFixtureHttpServer({ transport });
     servers.push(fixture);
-    const server = target(`${transport}-between`, { type: transport, url: fixture.url, headers: {} });
+    const server = target(`${transport}-between`, { type: transport, url: fixture.url, headers: {}, fetch });
     expect(text(await pool.callTool(server, 'add', { a: 1, b: 2 }))).toBe('3');
     await fixture.kill();
     await fixture.restart();
@@ -103,9 +103,9 @@ describe.each(['streamable_http', 'sse'] as const)('MCP connection pool over %s'
   it('sends the configured headers, and a refused credential says so', async () => {
     const fixture = await startFixtureHttpServer({ transport, requireHeader: { name: 'X-Api-Key', value: 'sesame' } });
     servers.push(fixture);
-    const allowed = target(`${transport}-auth`, { type: transport, url: fixture.url, headers: { 'X-Api-Key': 'sesame' } });
+    const allowed = target(`${transport}-auth`, { type: transport, url: fixture.url, headers: { 'X-Api-Key': 'sesame' }, fetch });
     expect(text(await pool.callTool(allowed, 'echo', { text: 'in' }))).toBe('in');
-    const refused = await failureOf(pool.listTools(target(`${transport}-noauth`, { type: transport, url: fixture.url, headers: { 'X-Api-Key': 'wrong' } })));
+    const refused = await failureOf(pool.listTools(target(`${transport}-noauth`, { type: transport, url: fixture.url, headers: { 'X-Api-Key': 'wrong' }, fetch })));
     expect(refused.kind).toBe('authorization_required');
   });
 });
@@ -114,7 +114,7 @@ describe('a restart the client did not notice', () => {
   it('sends the call again over a fresh session when the server no longer knows the old one', async () => {
     const fixture = await startFixtureHttpServer({ transport: 'streamable_http', noEventStream: true });
     servers.push(fixture);
-    const server = target('unnoticed', { type: 'streamable_http', url: fixture.url, headers: {} });
+    const server = target('unnoticed', { type: 'streamable_http', url: fixture.url, headers: {}, fetch });
     expect(text(await pool.callTool(server, 'add', { a: 1, b: 2 }))).toBe('3');
     await fixture.kill();
     await fixture.restart();
@@ -138,7 +138,7 @@ describe('MCP connection timeouts', () => {
     try {
       const quick = createMcpConnectionPool({ timeouts: { connectMs: 500 } });
       const started = Date.now();
-      const error = await failureOf(quick.listTools(target('silent', { type: 'streamable_http', url: `http://127.0.0.1:${port}/mcp`, headers: {} })));
+      const error = await failureOf(quick.listTools(target('silent', { type: 'streamable_http', url: `http://127.0.0.1:${port}/mcp`, headers: {}, fetch })));
       expect(error.kind).toBe('timeout');
       expect(Date.now() - started).toBeLessThan(3_000);
       await quick.close();

@@ -6,6 +6,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { classifyMcpFailure, McpServerError } from './errors.js';
 import type { McpTransportConfig } from './transport-config.js';
+import { egressRefusalOf, type EgressRefusedError } from '../egress/index.js';
 
 export type { McpTool };
 export type McpCallResult = CallToolResult;
@@ -30,27 +31,44 @@ const MAX_TOOL_PAGES = 50;
 /** How much of a stdio server's stderr is kept to explain why it died. */
 const STDERR_TAIL_CHARS = 2000;
 
-function createTransport(config: McpTransportConfig): { transport: Transport; stderrTail: () => string } {
+type OpenedTransport = {
+  transport: Transport;
+  stderrTail: () => string;
+  /** The egress policy's refusal of a request, which the SSE transport reports as a bare message. */
+  refusal: () => EgressRefusedError | undefined;
+};
+
+function createTransport(config: McpTransportConfig): OpenedTransport {
   if (config.type === 'stdio') {
     const transport = new StdioClientTransport({ command: config.command, args: config.args, env: config.env, stderr: 'pipe' });
     let tail = '';
     transport.stderr?.on('data', (chunk: Buffer) => {
       tail = (tail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
     });
-    return { transport, stderrTail: () => tail.trim() };
+    return { transport, stderrTail: () => tail.trim(), refusal: () => undefined };
   }
   const requestInit = { headers: config.headers };
-  const authProvider = config.authProvider;
+  const { authProvider } = config;
+  let refusal: EgressRefusedError | undefined;
+  const fetch: typeof config.fetch = async (input, init) => {
+    try {
+      return await config.fetch(input, init);
+    } catch (error) {
+      refusal = egressRefusalOf(error) ?? refusal;
+      throw error;
+    }
+  };
   const transport =
     config.type === 'sse'
-      ? new SSEClientTransport(new URL(config.url), { requestInit, ...(authProvider ? { authProvider } : {}) })
+      ? new SSEClientTransport(new URL(config.url), { requestInit, fetch, ...(authProvider ? { authProvider } : {}) })
       : new StreamableHTTPClientTransport(new URL(config.url), {
           requestInit,
+          fetch,
           ...(authProvider ? { authProvider } : {}),
           // A dropped stream is not silently resumed: the pool opens a fresh connection on next use.
           reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
         });
-  return { transport, stderrTail: () => '' };
+  return { transport, stderrTail: () => '', refusal: () => refusal };
 }
 
 /** Errors the transport reports on its own (not as the answer to a request) that mean the link is gone. */
@@ -78,7 +96,7 @@ async function withDeadline<T>(work: Promise<T>, timeoutMs: number, onTimeout: (
  */
 export async function openMcpConnection(config: McpTransportConfig, options: OpenConnectionOptions): Promise<McpConnection> {
   const { serverName } = options;
-  const { transport, stderrTail } = createTransport(config);
+  const { transport, stderrTail, refusal } = createTransport(config);
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   let closed = false;
   let lostReported = false;
@@ -95,7 +113,7 @@ export async function openMcpConnection(config: McpTransportConfig, options: Ope
 
   // What went wrong, in terms the caller acts on; a stdio server that died has usually said why on stderr.
   const failure = (error: unknown): McpServerError => {
-    const classified = classifyMcpFailure(error, serverName) ?? new McpServerError('protocol', `MCP server '${serverName}' refused the request: ${(error as Error).message}`);
+    const classified = classifyMcpFailure(refusal() ?? error, serverName) ?? new McpServerError('protocol', `MCP server '${serverName}' refused the request: ${(error as Error).message}`);
     const stderr = stderrTail();
     return stderr && classified.kind === 'unreachable' ? new McpServerError(classified.kind, `${classified.message}. Its stderr ended with: ${stderr}`, classified.neverDelivered) : classified;
   };

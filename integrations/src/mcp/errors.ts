@@ -2,13 +2,15 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { egressRefusalOf } from '../egress/index.js';
 
 /**
  * What can go wrong talking to an MCP server, by what the caller should do about it: the API answers
  * an unreachable server 502, a slow one 408, and one that wants OAuth 502 with a pointer to the
- * connect flow. A tool that runs and fails is not among these: it is a tool result with an error.
+ * connect flow. A server whose address the egress policy refuses is `refused`: nothing was sent to it. A tool that
+ * runs and fails is not among these: it is a tool result with an error.
  */
-export type McpFailureKind = 'unreachable' | 'timeout' | 'authorization_required' | 'protocol';
+export type McpFailureKind = 'unreachable' | 'timeout' | 'authorization_required' | 'protocol' | 'refused';
 
 export class McpServerError extends Error {
   constructor(
@@ -48,6 +50,8 @@ function describe(error: unknown): string {
  */
 export function classifyMcpFailure(error: unknown, serverName: string): McpServerError | undefined {
   if (error instanceof McpServerError) return error;
+  const refusal = egressRefusalOf(error);
+  if (refusal) return new McpServerError('refused', `MCP server '${serverName}' cannot be reached from this server. ${refusal.message}`, true);
   if (error instanceof UnauthorizedError) {
     return new McpServerError('authorization_required', `MCP server '${serverName}' requires OAuth authorization; connect it first (POST /v1/tools/mcp/servers/connect)`);
   }

@@ -4,8 +4,9 @@ import { McpServerError } from './errors.js';
 import { mcpToolLink } from './registered-tool.js';
 import { createServerTargets } from './server-target.js';
 import { toolOutcome, type McpToolOutcome } from './tool-result.js';
+import type { EgressPolicy } from '../egress/index.js';
 
-export type McpToolExecutorDeps = { db: Database; secrets: SecretBox; connections: McpConnectionPool };
+export type McpToolExecutorDeps = { db: Database; secrets: SecretBox; connections: McpConnectionPool; egress: Pick<EgressPolicy, 'fetchFor'> };
 
 /**
  * Runs an agent's call of a registered MCP tool on its server, through the process's connection

@@ -80,12 +80,18 @@ function oauthFailure(error: unknown, serverName: string): McpServerError {
 /**
  * Begins the authorization-code flow: discovers the server's authorization server, registers Engram
  * as a client when needed, and returns the URL the user must visit. Saves the PKCE verifier and the
- * registration through `provider`.
+ * registration through `provider`. Discovery, registration and token requests go through `fetchFn`
+ * (the egress policy's for the organization).
  */
-export async function beginMcpAuthorization(provider: ReturnType<typeof createMcpOAuthProvider>, serverUrl: string, serverName: string): Promise<URL> {
+export async function beginMcpAuthorization(
+  provider: ReturnType<typeof createMcpOAuthProvider>,
+  serverUrl: string,
+  serverName: string,
+  fetchFn: typeof fetch,
+): Promise<URL> {
   let result: Awaited<ReturnType<typeof auth>>;
   try {
-    result = await auth(provider, { serverUrl });
+    result = await auth(provider, { serverUrl, fetchFn });
   } catch (error) {
     throw oauthFailure(error, serverName);
   }
@@ -95,9 +101,15 @@ export async function beginMcpAuthorization(provider: ReturnType<typeof createMc
 }
 
 /** Exchanges the authorization code the callback received for tokens (saved through `provider`). */
-export async function completeMcpAuthorization(provider: OAuthClientProvider, serverUrl: string, serverName: string, authorizationCode: string): Promise<void> {
+export async function completeMcpAuthorization(
+  provider: OAuthClientProvider,
+  serverUrl: string,
+  serverName: string,
+  authorizationCode: string,
+  fetchFn: typeof fetch,
+): Promise<void> {
   try {
-    await auth(provider, { serverUrl, authorizationCode });
+    await auth(provider, { serverUrl, authorizationCode, fetchFn });
   } catch (error) {
     throw oauthFailure(error, serverName);
   }

@@ -1,4 +1,5 @@
 import { McpServer, type Database, type SecretBox } from '@engram/db';
+import type { EgressPolicy } from '../egress/index.js';
 import type { McpServerTarget } from './connection-pool.js';
 import { createMcpOAuthProvider, type McpOAuthState, type OAuthClientInformationMixed, type OAuthTokens } from './oauth.js';
 import type { McpTransportConfig } from './transport-config.js';
@@ -39,7 +40,7 @@ export function requestHeaders(authHeader: string | null, authToken: string | nu
   return headers;
 }
 
-export type ServerTargetDeps = { db: Database; secrets: SecretBox };
+export type ServerTargetDeps = { db: Database; secrets: SecretBox; egress: Pick<EgressPolicy, 'fetchFor'> };
 
 /**
  * Builds what the connection pool needs from a stored server. An OAuth-connected server gets an auth
@@ -78,6 +79,7 @@ export function createServerTargets(deps: ServerTargetDeps) {
           url: server.serverUrl ?? '',
           headers: requestHeaders(server.authHeader, opened.authToken, opened.customHeaders),
           ...(opened.oauthTokens ? { authProvider: oauthProvider(server, opened) } : {}),
+          fetch: deps.egress.fetchFor({ organizationId: server.organizationId }),
         };
       }
       return { serverId: server.id, serverName: server.serverName, config, credentialVersion: server.oauthTokensEnc ?? '' };

@@ -12,6 +12,8 @@ export type HttpTransportConfig = {
   headers: Record<string, string>;
   /** For OAuth-protected servers: supplies (and refreshes) the access token. */
   authProvider?: OAuthClientProvider;
+  /** Every request to the server and its authorization server goes through it: the egress policy's, for the server's organization. */
+  fetch: typeof fetch;
 };
 
 /** Everything needed to open a connection to one MCP server. */
@@ -23,6 +25,6 @@ export type McpTransportConfig = StdioTransportConfig | HttpTransportConfig;
  * what the auth provider holds (OAuth tokens), which the settings themselves do not show.
  */
 export function transportFingerprint(config: McpTransportConfig, credentialVersion: string): string {
-  const { authProvider: _provider, ...settings } = config as HttpTransportConfig;
+  const { authProvider: _provider, fetch: _fetch, ...settings } = config as HttpTransportConfig;
   return createHash('sha256').update(JSON.stringify(settings)).update(credentialVersion).digest('hex');
 }

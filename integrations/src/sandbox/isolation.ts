@@ -5,7 +5,8 @@ import path from 'node:path';
 /**
  * How local tools are isolated from the worker. `bubblewrap`: a fresh user, mount, pid, ipc, uts and
  * network namespace holding only system binaries, the tool's virtualenv and a scratch directory, run as
- * an unprivileged uid. `host`: the worker's own user, only when an operator set
+ * an unprivileged uid; a tool allowed the network reaches it only through the egress proxy in its scratch
+ * directory. `host`: the worker's own user, only when an operator set
  * ENGRAM_UNSAFE_LOCAL_TOOLS=true. `refused`: namespaces are unavailable and nobody allowed the unsafe path,
  * so tools do not run at all — there is never a silent fallback.
  */
@@ -104,7 +105,7 @@ export function describeSandboxIsolation(isolation: SandboxIsolation): { level: 
     case 'bubblewrap':
       return {
         level: 'INFO',
-        message: `Local tools run in the bubblewrap sandbox: own namespaces, as uid ${SANDBOX_UID}, no network unless a sandbox config allows it`,
+        message: `Local tools run in the bubblewrap sandbox: own namespaces, as uid ${SANDBOX_UID}, no network unless a sandbox config allows it, and then only through the egress policy`,
       };
     case 'host':
       return { level: 'WARN', message: isolation.warning };
@@ -119,7 +120,6 @@ export type SandboxedLaunch = {
   workDir: string;
   /** Read-only directories the tool needs besides the system (its virtualenv). */
   readOnly: string[];
-  allowNetwork: boolean;
   cpuSeconds: number;
 };
 
@@ -134,8 +134,8 @@ export async function sandboxedCommand(isolation: Extract<SandboxIsolation, { ki
   if (isolation.dropToUid !== null) await chown(launch.workDir, isolation.dropToUid, isolation.dropToUid);
   const insideUid = isolation.dropToUid === null ? ['--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID)] : [];
   const args = [
+    // The network namespace too, always: a tool allowed the network goes through the egress proxy's socket.
     '--unshare-all',
-    ...(launch.allowNetwork ? ['--share-net'] : []),
     '--die-with-parent',
     '--new-session',
     ...insideUid,

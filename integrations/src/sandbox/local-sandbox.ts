@@ -5,6 +5,7 @@ import { runBounded, sandboxEnvironment, type BoundedRun } from './child-process
 import { sandboxedCommand, type SandboxIsolation } from './isolation.js';
 import { NODE_RUNNER, PYTHON_RUNNER } from './runners.js';
 import { prepareTypeScriptEntry } from './typescript-entry.js';
+import { startEgressProxy, type EgressPolicy, type EgressProxy } from '../egress/index.js';
 
 export type SandboxLanguage = 'python' | 'typescript';
 
@@ -22,9 +23,15 @@ export type LocalSandboxInput = {
   venvPython?: string;
   /** Found once at start by `detectSandboxIsolation`. */
   isolation: SandboxIsolation;
-  /** The sandbox config lets the tool reach the network; otherwise it has no network at all. */
-  allowNetwork?: boolean;
+  /**
+   * The sandbox config lets the tool reach the network, through the egress policy for its organization; otherwise
+   * it has no network at all. (Without bubblewrap, ENGRAM_UNSAFE_LOCAL_TOOLS, nothing is isolated, this included.)
+   */
+  network?: { egress: Pick<EgressPolicy, 'fetchFor' | 'connect'>; organizationId: string };
 };
+
+/** Where the runner finds the egress proxy's socket; it removes the variable before the tool runs. */
+const EGRESS_SOCKET_VARIABLE = 'ENGRAM_EGRESS_SOCKET';
 
 export type SandboxOutcome = { status: 'success' | 'error'; funcReturn: string; stdout: string[]; stderr: string[] };
 
@@ -109,6 +116,7 @@ function interpret(input: LocalSandboxInput, run: BoundedRun): SandboxOutcome {
 export async function runInLocalSandbox(input: LocalSandboxInput): Promise<SandboxOutcome> {
   if (input.isolation.kind === 'refused') return errorOutcome(input.functionName, 'SandboxUnavailableError', input.isolation.reason);
   const workDir = await mkdtemp(path.join(tmpdir(), 'engram-tool-'));
+  let proxy: EgressProxy | undefined;
   try {
     const prepared = input.language === 'python' ? await preparePython(workDir, input) : await prepareTypeScript(workDir, input);
     if ('error' in prepared) return errorOutcome(input.functionName, 'SandboxError', prepared.error);
@@ -118,20 +126,24 @@ export async function runInLocalSandbox(input: LocalSandboxInput): Promise<Sandb
             ...prepared,
             workDir,
             readOnly: input.venvPython ? [path.dirname(path.dirname(input.venvPython))] : [],
-            allowNetwork: input.allowNetwork ?? false,
             cpuSeconds: Math.max(1, Math.ceil(input.timeoutMs / 1000)),
           })
         : prepared;
+    const socketPath = path.join(workDir, 'egress.sock');
+    if (input.network && input.isolation.kind === 'bubblewrap') {
+      proxy = await startEgressProxy({ egress: input.network.egress, scope: { organizationId: input.network.organizationId }, socketPath });
+    }
     const run = await runBounded({
       ...launch,
       cwd: workDir,
-      env: sandboxEnvironment(workDir, input.env),
+      env: sandboxEnvironment(workDir, proxy ? { ...input.env, [EGRESS_SOCKET_VARIABLE]: socketPath } : input.env),
       stdin: JSON.stringify(input.args),
       timeoutMs: input.timeoutMs,
       maxOutputBytes: input.maxOutputBytes,
     });
     return interpret(input, run);
   } finally {
+    await proxy?.close();
     await rm(workDir, { recursive: true, force: true });
   }
 }

@@ -1,10 +1,12 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeSandboxIsolation, detectSandboxIsolation, type SandboxIsolation } from './isolation.js';
-import { runInLocalSandbox, type SandboxOutcome } from './local-sandbox.js';
+import { runInLocalSandbox, type LocalSandboxInput, type SandboxOutcome } from './local-sandbox.js';
+import { createEgressPolicy, parseEgressConfig, type EgressRefusal } from '../egress/index.js';
 
 /**
  * Escape attempts against the bubblewrap sandbox, as a hostile tool would make them. Each must fail
@@ -21,8 +23,16 @@ let listenerPort: number;
 
 const limits = { timeoutMs: 20_000, maxOutputBytes: 64 * 1024, memoryLimitMb: 512 };
 
-const attempt = (sourceCode: string, overrides: { timeoutMs?: number; allowNetwork?: boolean } = {}): Promise<SandboxOutcome> =>
+const attempt = (sourceCode: string, overrides: Partial<Pick<LocalSandboxInput, 'timeoutMs' | 'network' | 'language'>> = {}): Promise<SandboxOutcome> =>
   runInLocalSandbox({ language: 'python', sourceCode, functionName: 'attempt', args: {}, env: { TOOL_VARIABLE: 'given' }, isolation, ...limits, ...overrides });
+
+const TOOL_ORGANIZATION = 'organization-tool';
+const refusals: EgressRefusal[] = [];
+/** The network a sandbox config allows, through the egress policy: public addresses, and what `allow` adds. */
+const networkThrough = (allow?: string) => ({
+  egress: createEgressPolicy({ ...parseEgressConfig({ ENGRAM_EGRESS_ALLOW: allow }), firstOrganizationId: null, onRefused: (refusal) => refusals.push(refusal) }),
+  organizationId: TOOL_ORGANIZATION,
+});
 
 beforeAll(async () => {
   process.env.ENGRAM_ESCAPE_TEST_SECRET = WORKER_SECRET;
@@ -112,7 +122,7 @@ def attempt():
     await expect(readFile(path.join(secretDir, 'escaped'))).rejects.toThrow(/ENOENT/);
   });
 
-  it('has no network unless the sandbox config allows it: neither PostgreSQL nor the API nor anything else', async () => {
+  it('has no network of its own, allowed or not: neither PostgreSQL nor the API nor anything else', async () => {
     const source = `
 import socket
 def attempt():
@@ -128,8 +138,75 @@ def attempt():
     const closed = JSON.parse((await attempt(source)).funcReturn) as Record<string, string>;
     expect(closed[String(listenerPort)]).not.toBe('reached');
     expect(closed['5432']).toMatch(/Error/);
-    const open = JSON.parse((await attempt(source, { allowNetwork: true })).funcReturn) as Record<string, string>;
-    expect(open[String(listenerPort)]).toBe('reached');
+    const allowed = JSON.parse((await attempt(source, { network: networkThrough('127.0.0.1') })).funcReturn) as Record<string, string>;
+    expect(allowed[String(listenerPort)]).not.toBe('reached');
+    expect(allowed['5432']).toMatch(/Error/);
+  });
+
+  describe('allowed the network by its sandbox config', () => {
+    const hits: IncomingMessage[] = [];
+    const web = createHttpServer((request, response) => {
+      hits.push(request);
+      response.end(`hello from ${request.url}`);
+    });
+    let webUrl: string;
+
+    beforeAll(async () => {
+      await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+      webUrl = `http://127.0.0.1:${(web.address() as { port: number }).port}`;
+    });
+
+    afterAll(async () => {
+      await new Promise((resolve) => web.close(resolve));
+    });
+
+    const pythonFetch = (url: string) => `
+import http.client, urllib.error, urllib.request
+def attempt():
+    results = {}
+    try:
+        results['plain'] = urllib.request.urlopen('${url}/plain', timeout=10).read().decode()
+    except urllib.error.HTTPError as error:
+        results['plain'] = '%d %s' % (error.code, error.read().decode())
+    except OSError as error:
+        results['plain'] = type(error).__name__
+    host, port = '${url}'.rsplit('/', 1)[1].split(':')
+    tunnel = http.client.HTTPConnection('127.0.0.1', int(urllib.request.getproxies()['http'].rsplit(':', 1)[1]), timeout=10)
+    tunnel.set_tunnel(host, int(port))
+    try:
+        tunnel.request('GET', '/tunnelled')
+        results['tunnel'] = tunnel.getresponse().read().decode()
+    except OSError as error:
+        results['tunnel'] = str(error)
+    return results
+`;
+
+    it('reaches what the egress policy allows, over plain requests and CONNECT tunnels, from python and from TypeScript fetch', async () => {
+      const python = JSON.parse((await attempt(pythonFetch(webUrl), { network: networkThrough('127.0.0.1') })).funcReturn) as Record<string, string>;
+      expect(python).toEqual({ plain: 'hello from /plain', tunnel: 'hello from /tunnelled' });
+      const typescript = await attempt(`export async function attempt(): Promise<string> { return (await fetch('${webUrl}/from-node')).text(); }`, {
+        language: 'typescript',
+        network: networkThrough('127.0.0.1'),
+      });
+      expect(typescript).toMatchObject({ status: 'success', funcReturn: 'hello from /from-node' });
+    });
+
+    it('is refused what the egress policy refuses, with the reason, and the destination receives nothing', async () => {
+      hits.length = 0;
+      refusals.length = 0;
+      const python = JSON.parse((await attempt(pythonFetch(webUrl), { network: networkThrough() })).funcReturn) as Record<string, string>;
+      expect(python.plain).toMatch(/^403 Refused to connect to 127\.0\.0\.1: it is a loopback address/);
+      expect(python.tunnel).toMatch(/403/);
+      const typescript = await attempt(`export async function attempt(): Promise<string> { return (await fetch('${webUrl}/from-node')).text(); }`, {
+        language: 'typescript',
+        network: networkThrough(),
+      });
+      expect(typescript.status).toBe('error');
+      expect(typescript.funcReturn).toMatch(/The egress proxy refused 127\.0\.0\.1:\d+: Refused to connect to 127\.0\.0\.1: it is a loopback address/);
+      expect(hits).toHaveLength(0);
+      expect(refusals.every((refusal) => refusal.organizationId === TOOL_ORGANIZATION && refusal.reason === 'loopback')).toBe(true);
+      expect(refusals.length).toBeGreaterThanOrEqual(3);
+    });
   });
 
   it('stops a fork bomb at the process limit, and the worker carries on', async () => {

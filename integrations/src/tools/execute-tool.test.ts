@@ -18,6 +18,7 @@ import {
 } from '@engram/db';
 import { createExecuteTool, type ExecuteToolInput } from './execute-tool.js';
 import { defaultVenvRoot } from './tool-runner.js';
+import { loopbackEgress } from '@engram/testing/egress';
 
 let db: Database;
 const secrets = createSecretBox(randomBytes(32).toString('base64'));
@@ -25,7 +26,7 @@ let executeTool: ReturnType<typeof createExecuteTool>;
 
 beforeAll(() => {
   db = createDatabase({ url: inject('databaseUrl'), pool: { max: 2 } });
-  executeTool = createExecuteTool({ db, secrets });
+  executeTool = createExecuteTool({ db, secrets, egress: loopbackEgress() });
 });
 
 afterAll(async () => {

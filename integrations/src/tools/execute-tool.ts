@@ -10,6 +10,7 @@ import { createToolRunner, defaultVenvRoot, openSecret, truncateToolReturn, Unre
 import { createMcpConnectionPool, type McpConnectionPool } from '../mcp/connection-pool.js';
 import { createMcpToolExecutor } from '../mcp/execute-mcp-tool.js';
 import { MCP_TOOL_TYPE } from '../mcp/registered-tool.js';
+import type { EgressPolicy } from '../egress/index.js';
 
 export type ExecuteToolInput = {
   organizationId: string;
@@ -36,6 +37,8 @@ export type ExecuteToolDeps = {
   sandboxIsolation?: SandboxIsolation;
   /** The process's MCP connections; a pool of this executor's own unless the composition root shares one. */
   mcpConnections?: McpConnectionPool;
+  /** What MCP servers, organizations' embedding providers and networked sandboxes may reach. */
+  egress: EgressPolicy;
 };
 
 /**
@@ -69,12 +72,13 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
     secrets,
     venvs: deps.venvs ?? createVenvManager({ root: deps.venvRoot ?? defaultVenvRoot() }),
     sandboxIsolation: deps.sandboxIsolation,
+    egress: deps.egress,
   });
-  const embedder = createEmbedder({ db, secrets, baseProviders: deps.baseProviders ?? [] });
+  const embedder = createEmbedder({ db, secrets, baseProviders: deps.baseProviders ?? [], egress: deps.egress });
   const passages = createPassageStore({ db, embedder });
   const archival = createArchivalTools({ db, passages });
   const semanticSearchFiles = createSemanticSearchFiles({ db, passages });
-  const executeMcpTool = createMcpToolExecutor({ db, secrets, connections: deps.mcpConnections ?? createMcpConnectionPool() });
+  const executeMcpTool = createMcpToolExecutor({ db, secrets, connections: deps.mcpConnections ?? createMcpConnectionPool(), egress: deps.egress });
 
   return async function executeTool(input: ExecuteToolInput): Promise<ExecuteToolResult> {
     const { organizationId, agentId, toolName } = input;

@@ -11,6 +11,7 @@ import {
 import { runInLocalSandbox, type SandboxOutcome } from '../sandbox/local-sandbox.js';
 import { detectSandboxIsolation, type SandboxIsolation } from '../sandbox/isolation.js';
 import { VenvSetupError, type PipRequirement, type VenvManager } from '../sandbox/venv.js';
+import type { EgressPolicy } from '../egress/index.js';
 
 /** The reference server's local sandbox timeout (`tool_sandbox_timeout`), when the config sets none. */
 export const DEFAULT_LOCAL_TIMEOUT_SECONDS = 180;
@@ -54,6 +55,8 @@ export type ToolRunnerDeps = {
    * probed on the first local call, and tools are refused where namespaces are unavailable.
    */
   sandboxIsolation?: SandboxIsolation;
+  /** What a tool whose sandbox config allows the network may reach. */
+  egress: Pick<EgressPolicy, 'fetchFor' | 'connect'>;
 };
 
 /** A sealed variable that no longer opens: the server's ENGRAM_SECRET_KEY changed since it was stored. */
@@ -149,7 +152,7 @@ export function createToolRunner(deps: ToolRunnerDeps) {
       memoryLimitMb: SANDBOX_MEMORY_LIMIT_MB,
       ...(venvPython ? { venvPython } : {}),
       isolation: await sandboxIsolation(),
-      allowNetwork: settings.allow_network === true,
+      ...(settings.allow_network === true ? { network: { egress: deps.egress, organizationId: request.organizationId } } : {}),
     });
   }
 

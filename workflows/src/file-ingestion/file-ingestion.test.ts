@@ -12,6 +12,7 @@ import { createFileIngestionClient, type FileIngestionClient } from '@engram/tem
 import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
 import { createAgent as createAgentWith } from '@engram/testing/factories/index';
 import { fileIngestionWorkflowId } from './ids.js';
+import { loopbackEgress } from '@engram/testing/egress';
 
 let stack: TestStack;
 let model: ScriptedModelServer;
@@ -45,7 +46,7 @@ beforeAll(async () => {
   stack = await startTestStack({ baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }] });
   organizationId = stack.tenant.organizationId;
   ingestion = createFileIngestionClient({ client: stack.temporal, taskQueue: stack.taskQueue });
-  store = createPassageStore({ db: stack.db, embedder: createEmbedder({ db: stack.db, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')) }) });
+  store = createPassageStore({ db: stack.db, embedder: createEmbedder({ db: stack.db, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')), egress: loopbackEgress() }) });
   folder = await insertFolder(stack.db, { organizationId, name: 'orchard', embeddingConfig: SMALL_CHUNKS });
 });
 
@@ -158,7 +159,7 @@ describe('file ingestion', () => {
 describe('a retried embedding batch', () => {
   it('writes no chunk twice when the activity fails after its batch was written', async () => {
     const taskQueue = `retry-${randomBytes(4).toString('hex')}`;
-    const activities = createActivities({ db: stack.db, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')) });
+    const activities = createActivities({ db: stack.db, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')), egress: loopbackEgress() });
     const calls: number[] = [];
     const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
     const worker = await Worker.create({

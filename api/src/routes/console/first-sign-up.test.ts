@@ -8,6 +8,7 @@ import {
   databaseUrlFor,
   dropDatabase,
   migrateToLatest,
+  Organization,
   OrganizationMember,
   User,
   type Database,
@@ -21,6 +22,7 @@ import { CONSOLE_REQUEST_HEADER } from '../../http/auth.js';
 import { createNotificationHub } from '../../services/runs/notification-hub.js';
 import { createServices, type AppServices } from '../../services/index.js';
 import type { CreatedTenant } from '../../services/tenancy/organizations.js';
+import { loopbackEgress } from '@engram/testing/egress';
 
 /*
  * `npm start` on an empty database creates an organization whose admin cannot sign in, and prints
@@ -58,6 +60,7 @@ async function freshInstall(): Promise<FreshInstall> {
     taskQueue: `first-run-${randomBytes(4).toString('hex')}`,
     secrets: createSecretBox(randomBytes(32).toString('base64')),
     baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
+    egress: loopbackEgress(),
     notifications,
   });
   const app = await buildApp({ config: { ...parseApiConfig({}), port: 0, logLevel: 'silent' }, services, logger: false });
@@ -144,6 +147,8 @@ describe('the first sign-up on a fresh install', () => {
     expect(await OrganizationMember.query(install.db).forOrg(install.firstStart.organizationId)).toEqual([
       expect.objectContaining({ userId: install.firstStart.userId, role: 'admin' }),
     ]);
+    // What the operator allows the first-start organization (ENGRAM_EGRESS_ALLOW_FIRST_ORGANIZATION) stays its own after the claim.
+    expect(await Organization.firstStartId(install.db)).toBe(install.firstStart.organizationId);
   });
 
   it('is claimed exactly once when two accounts sign up at the same moment', async () => {

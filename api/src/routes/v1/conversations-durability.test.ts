@@ -8,6 +8,7 @@ import { createLegacyAgentRunClient } from '@engram/testing/legacy-agent-runs';
 import { createMessageService } from '../../services/messages/message-service.js';
 import { createRunService } from '../../services/runs/run-service.js';
 import { SendMessageBody, toRunRequest } from './agents/messages.js';
+import { loopbackEgress } from '@engram/testing/egress';
 
 /** The issue's scale: messages queued on one conversation when its worker dies, and conversations left idle. */
 const QUEUED_MESSAGES = 20;
@@ -184,6 +185,7 @@ describe('work in flight across the upgrade to runs that start their own workflo
       db: stack.db,
       agentRuns: createLegacyAgentRunClient({ client: stack.temporal, taskQueue: stack.taskQueue }),
       messages: createMessageService({ db: stack.db }),
+      egress: loopbackEgress(),
     });
     const ctx = { organizationId: stack.tenant.organizationId, userId: stack.tenant.userId, role: 'admin' as const, requestId: 'upgrade-test', project: {} };
     const legacySend = (text: string) =>

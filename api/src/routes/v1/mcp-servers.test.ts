@@ -10,6 +10,7 @@ import { buildApp } from '../../app.js';
 import { parseApiConfig } from '../../config.js';
 import { createServices } from '../../services/index.js';
 import { createNotificationHub, type NotificationHub } from '../../services/runs/notification-hub.js';
+import { loopbackEgress } from '@engram/testing/egress';
 
 const { stack, model, clientFor, stop } = await startAgentTestContext();
 const fixtures: FixtureHttpServer[] = [];
@@ -149,6 +150,7 @@ describe('MCP timeouts', () => {
       taskQueue: stack.taskQueue,
       secrets: createSecretBox(randomBytes(32).toString('base64')),
       baseProviders: [],
+      egress: loopbackEgress(),
       notifications,
       mcpConnections: createMcpConnectionPool({ timeouts: { connectMs: 5_000, listToolsMs: 5_000, callToolMs: 500 } }),
     });

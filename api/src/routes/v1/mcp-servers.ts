@@ -209,7 +209,7 @@ export function mcpServerRoutes(services: AppServices): FastifyPluginAsyncZod {
       async (request, reply) => {
         const ctx = requireContext(request);
         const server = await mcpServers.get(ctx, request.params.mcp_server_id);
-        await streamConnectEvents(request, reply, (signal) => services.mcpOAuth.connect(ctx, { server }, oauthCallbackBase(request), signal));
+        await streamConnectEvents(request, reply, await services.mcpOAuth.connect(ctx, { server }, oauthCallbackBase(request)));
       },
     );
 

@@ -87,7 +87,7 @@ export function providerRoutes(services: AppServices): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        await services.providers.check(request.body);
+        await services.providers.check(requireContext(request), request.body);
         return validKey(request.body.provider_type);
       },
     );

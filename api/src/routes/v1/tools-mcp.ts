@@ -135,7 +135,7 @@ export function toolsMcpRoutes(services: AppServices): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const tools = await mcpTools.test(request.body.serverName, request.body.config);
+        const tools = await mcpTools.test(requireContext(request), request.body.serverName, request.body.config);
         return { status: 'success' as const, tools: tools.map(({ tool, health }) => mcpToolToWire(tool, health)) };
       },
     );
@@ -153,7 +153,7 @@ export function toolsMcpRoutes(services: AppServices): FastifyPluginAsyncZod {
       async (request, reply) => {
         const ctx = requireContext(request);
         const target = { serverName: request.body.serverName, config: request.body.config };
-        await streamConnectEvents(request, reply, (signal) => services.mcpOAuth.connect(ctx, target, oauthCallbackBase(request), signal));
+        await streamConnectEvents(request, reply, await services.mcpOAuth.connect(ctx, target, oauthCallbackBase(request)));
       },
     );
 

@@ -1,6 +1,7 @@
 import type { Database, SecretBox } from '@engram/db';
 import { createEmbedder, createPassageStore } from '@engram/integrations/archival';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
+import type { EgressPolicy } from '@engram/integrations/egress';
 import type { ModelService } from '../models/model-service.js';
 import { createArchiveService } from './archive-service.js';
 import { createArchivalMemoryService } from './archival-memory-service.js';
@@ -10,6 +11,7 @@ export type ArchivalServiceDeps = {
   db: Database;
   secrets: SecretBox;
   baseProviders: BaseProviderConfig[];
+  egress: EgressPolicy;
   models: Pick<ModelService, 'resolveEmbeddingConfig'>;
 };
 

@@ -4,6 +4,7 @@ import type { MessageBatchClient } from '@engram/temporal';
 import { ConflictError, NotFoundError, ServiceUnavailableError, UnprocessableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { keysetPage, type PageRequest } from '../shared/paging.js';
+import { assertReachableUrl, type UrlGate } from '../shared/egress.js';
 
 export type BatchRequest = { agentId: string; request: RunRequest };
 
@@ -12,7 +13,7 @@ export const BATCH_CONCURRENCY = 16;
 
 export type BatchWithCounts = { batch: MessageBatch; itemCounts: Record<string, number> };
 
-export function createBatchService(deps: { db: Database; messageBatches: MessageBatchClient }) {
+export function createBatchService(deps: { db: Database; messageBatches: MessageBatchClient; egress: UrlGate }) {
   async function requireBatch(ctx: RequestContext, batchId: string): Promise<MessageBatch> {
     const batch = await MessageBatch.query(deps.db).forOrg(ctx.organizationId).findById(batchId);
     if (!batch) throw new NotFoundError('Batch');
@@ -40,6 +41,7 @@ export function createBatchService(deps: { db: Database; messageBatches: Message
       const known = new Set(found.map((agent) => agent.id));
       const missing = requests.findIndex((request) => !known.has(request.agentId));
       if (missing >= 0) throw new UnprocessableError(['body', 'requests', missing, 'agent_id'], `Agent ${requests[missing]!.agentId} not found`);
+      if (callbackUrl) await assertReachableUrl(deps.egress, ctx.organizationId, callbackUrl, ['body', 'callback_url']);
 
       const batchId = newId('batch');
       const batch = await deps.db.transaction(async (trx) => {

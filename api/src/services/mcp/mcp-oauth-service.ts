@@ -7,6 +7,7 @@ import type { McpServerConfigInput } from './mcp-server-input.js';
 import type { McpServerService } from './mcp-server-service.js';
 import { transportConfigOf, type CheckedMcpTool } from './mcp-tool-service.js';
 import type { McpToolRegistry } from './mcp-tool-registry.js';
+import type { EgressPolicy } from '@engram/integrations/egress';
 
 /** The events of a connect stream, as the reference server names them. */
 export type McpConnectEvent =
@@ -26,6 +27,8 @@ export type McpOAuthServiceDeps = {
   connections: Pick<McpConnectionPool, 'listTools' | 'release' | 'timeouts'>;
   servers: Pick<McpServerService, 'get' | 'targetFor'>;
   registry: McpToolRegistry;
+  /** Discovery, registration and token requests of the OAuth flow go through it, as the server's own requests do. */
+  egress: EgressPolicy;
   /** How long a user has to authorize, and how often the stream looks for the callback. */
   authorizationTimeoutMs?: number;
   pollIntervalMs?: number;
@@ -86,10 +89,11 @@ export function createMcpOAuthService(deps: McpOAuthServiceDeps) {
     ctx: RequestContext,
     target: McpConnectTarget,
     serverName: string,
-    serverUrl: string,
+    config: Extract<McpTransportConfig, { type: 'sse' | 'streamable_http' }>,
     callbackBase: string,
     signal: AbortSignal,
   ): AsyncGenerator<McpConnectEvent> {
+    const serverUrl = config.url;
     const id = newMcpOAuthSessionId();
     const session = await McpOAuthSession.query(db)
       .insert({
@@ -112,7 +116,7 @@ export function createMcpOAuthService(deps: McpOAuthServiceDeps) {
       .returning('*');
     let authorizationUrl: URL;
     try {
-      authorizationUrl = await beginMcpAuthorization(sessionProvider(session), serverUrl, serverName);
+      authorizationUrl = await beginMcpAuthorization(sessionProvider(session), serverUrl, serverName, config.fetch);
     } catch (error) {
       if (!(error instanceof McpServerError)) throw error;
       await session.$query(db).patch({ status: 'error', errorMessage: error.message });
@@ -140,9 +144,7 @@ export function createMcpOAuthService(deps: McpOAuthServiceDeps) {
         await registry.sync(ctx, server, live, { addNew: true });
         yield { event: 'success', tools: live.map((tool) => ({ tool, health: assessToolHealth(tool) })) };
       } else {
-        const base = transportConfigOf(target.config);
-        const config: McpTransportConfig = base.type === 'stdio' ? base : { ...base, authProvider: sessionProvider(settled) };
-        yield { event: 'success', tools: await listChecked(config, serverName) };
+        yield { event: 'success', tools: await listChecked({ ...config, authProvider: sessionProvider(settled) }, serverName) };
       }
     } catch (error) {
       if (!(error instanceof McpServerError)) throw error;
@@ -150,33 +152,45 @@ export function createMcpOAuthService(deps: McpOAuthServiceDeps) {
     }
   }
 
+  async function* connectEvents(
+    ctx: RequestContext,
+    target: McpConnectTarget,
+    serverName: string,
+    config: McpTransportConfig,
+    callbackBase: string,
+    signal: AbortSignal,
+  ): AsyncGenerator<McpConnectEvent> {
+    yield { event: 'connection_attempt', server_name: serverName };
+    let failure: McpServerError;
+    try {
+      yield { event: 'success', tools: await listChecked(config, serverName) };
+      return;
+    } catch (error) {
+      if (!(error instanceof McpServerError)) throw error;
+      failure = error;
+    }
+    if (failure.kind !== 'authorization_required') {
+      yield { event: 'error', message: failure.message };
+      return;
+    }
+    if (config.type === 'stdio') {
+      yield { event: 'error', message: 'OAuth is not supported for stdio servers' };
+      return;
+    }
+    yield* authorize(ctx, target, serverName, config, callbackBase, signal);
+  }
+
   return {
     /**
      * `POST /tools/mcp/servers/connect` and `GET /mcp-servers/connect/{id}`: the events of one
      * connection attempt, with the OAuth flow when the server asks for it. `callbackBase` is the
-     * public URL of the callback route, without the session id.
+     * public URL of the callback route, without the session id. A configuration being tried out whose
+     * URL the egress policy refuses is refused here (422), before any event.
      */
-    async *connect(ctx: RequestContext, target: McpConnectTarget, callbackBase: string, signal: AbortSignal): AsyncGenerator<McpConnectEvent> {
+    async connect(ctx: RequestContext, target: McpConnectTarget, callbackBase: string): Promise<(signal: AbortSignal) => AsyncGenerator<McpConnectEvent>> {
       const serverName = 'server' in target ? target.server.serverName : target.serverName;
-      yield { event: 'connection_attempt', server_name: serverName };
-      const config = 'server' in target ? servers.targetFor(target.server).config : transportConfigOf(target.config);
-      let failure: McpServerError;
-      try {
-        yield { event: 'success', tools: await listChecked(config, serverName) };
-        return;
-      } catch (error) {
-        if (!(error instanceof McpServerError)) throw error;
-        failure = error;
-      }
-      if (failure.kind !== 'authorization_required') {
-        yield { event: 'error', message: failure.message };
-        return;
-      }
-      if (config.type === 'stdio') {
-        yield { event: 'error', message: 'OAuth is not supported for stdio servers' };
-        return;
-      }
-      yield* authorize(ctx, target, serverName, config.url, callbackBase, signal);
+      const config = 'server' in target ? servers.targetFor(target.server).config : await transportConfigOf(deps.egress, ctx, target.config);
+      return (signal) => connectEvents(ctx, target, serverName, config, callbackBase, signal);
     },
 
     /**
@@ -198,7 +212,7 @@ export function createMcpOAuthService(deps: McpOAuthServiceDeps) {
       if (!query.code) return fail('Missing authorization code');
 
       try {
-        await completeMcpAuthorization(sessionProvider(session), session.serverUrl, session.serverName, query.code);
+        await completeMcpAuthorization(sessionProvider(session), session.serverUrl, session.serverName, query.code, deps.egress.fetchFor({ organizationId: session.organizationId }));
       } catch (error) {
         if (!(error instanceof McpServerError)) throw error;
         return fail(error.message);

@@ -20,10 +20,22 @@ const stdioFields = { command: z.string().min(1), args: z.array(z.string()).defa
 const remoteFields = { server_url: ServerUrl, auth_header: HeaderName.nullish(), auth_token: HeaderValue.nullish(), custom_headers: Headers.nullish() };
 const RemoteType = z.enum(['sse', 'streamable_http']);
 
+/** Where a body puts `server_url` (for a 422 naming it): beside the server name, or inside `config`. */
+export type ServerUrlField = readonly ['body', 'server_url'] | readonly ['body', 'config', 'server_url'];
+const LEGACY_URL_FIELD = ['body', 'server_url'] as const;
+const CONFIG_URL_FIELD = ['body', 'config', 'server_url'] as const;
+
 /** A complete server configuration, normalized. */
 export type McpServerConfigInput =
   | { type: 'stdio'; command: string; args: string[]; env: Record<string, string> | null }
-  | { type: 'sse' | 'streamable_http'; serverUrl: string; authHeader: string | null; authToken: string | null; customHeaders: Record<string, string> | null };
+  | {
+      type: 'sse' | 'streamable_http';
+      serverUrl: string;
+      serverUrlField: ServerUrlField;
+      authHeader: string | null;
+      authToken: string | null;
+      customHeaders: Record<string, string> | null;
+    };
 
 export type McpServerCreateInput = { serverName: string; config: McpServerConfigInput };
 
@@ -31,9 +43,10 @@ type StdioParsed = { command: string; args: string[]; env?: Record<string, strin
 type RemoteParsed = { type: 'sse' | 'streamable_http'; server_url: string; auth_header?: string | null | undefined; auth_token?: string | null | undefined; custom_headers?: Record<string, string> | null | undefined };
 
 const stdioConfig = (parsed: StdioParsed): McpServerConfigInput => ({ type: 'stdio', command: parsed.command, args: parsed.args, env: parsed.env ?? null });
-const remoteConfig = (parsed: RemoteParsed): McpServerConfigInput => ({
+const remoteConfig = (parsed: RemoteParsed, serverUrlField: ServerUrlField): McpServerConfigInput => ({
   type: parsed.type,
   serverUrl: parsed.server_url,
+  serverUrlField,
   authHeader: parsed.auth_header ?? null,
   authToken: parsed.auth_token ?? null,
   customHeaders: parsed.custom_headers ?? null,
@@ -45,12 +58,12 @@ export const LegacyServerConfigBody = z
     z.object({ server_name: ServerName, type: z.literal('stdio').optional(), ...stdioFields }),
     z.object({ server_name: ServerName, type: RemoteType.default('sse'), ...remoteFields }),
   ])
-  .transform((body): McpServerCreateInput => ({ serverName: body.server_name, config: 'command' in body ? stdioConfig(body) : remoteConfig(body) }));
+  .transform((body): McpServerCreateInput => ({ serverName: body.server_name, config: 'command' in body ? stdioConfig(body) : remoteConfig(body, LEGACY_URL_FIELD) }));
 
 /** `CreateStdioMcpServer | CreateSseMcpServer | CreateStreamableHTTPMcpServer` of `/mcp-servers`. */
 const McpServerConfigBody = z.union([
   z.object({ mcp_server_type: z.literal('stdio').optional(), ...stdioFields }).transform(stdioConfig),
-  z.object({ mcp_server_type: RemoteType.default('sse'), ...remoteFields }).transform((body) => remoteConfig({ ...body, type: body.mcp_server_type })),
+  z.object({ mcp_server_type: RemoteType.default('sse'), ...remoteFields }).transform((body) => remoteConfig({ ...body, type: body.mcp_server_type }, CONFIG_URL_FIELD)),
 ]);
 
 export const McpServerCreateBody = z
@@ -68,6 +81,7 @@ export type McpServerUpdateInput = {
   args?: string[] | undefined;
   env?: Record<string, string> | null | undefined;
   serverUrl?: string | undefined;
+  serverUrlField: ServerUrlField;
   authHeader?: string | null | undefined;
   authToken?: string | null | undefined;
   customHeaders?: Record<string, string> | null | undefined;
@@ -85,12 +99,13 @@ const updateFields = {
 
 type UpdateFields = { [K in keyof typeof updateFields]?: z.infer<(typeof updateFields)[K]> };
 
-function updateOf(fields: UpdateFields): McpServerUpdateInput {
+function updateOf(fields: UpdateFields, serverUrlField: ServerUrlField): McpServerUpdateInput {
   return {
     command: fields.command ?? undefined,
     args: fields.args ?? undefined,
     env: fields.env,
     serverUrl: fields.server_url ?? undefined,
+    serverUrlField,
     authHeader: fields.auth_header,
     authToken: fields.auth_token,
     customHeaders: fields.custom_headers,
@@ -104,7 +119,7 @@ export const McpServerUpdateBody = z
     config: z.object({ mcp_server_type: z.enum(['stdio', 'sse', 'streamable_http']).nullish(), ...updateFields }).nullish(),
   })
   .transform((body): McpServerUpdateInput => ({
-    ...updateOf(body.config ?? {}),
+    ...updateOf(body.config ?? {}, CONFIG_URL_FIELD),
     serverName: body.server_name ?? undefined,
     type: body.config?.mcp_server_type ?? undefined,
   }));
@@ -122,7 +137,7 @@ export const LegacyServerUpdateBody = z
     stdio_config: z.object({ command: z.string().min(1), args: z.array(z.string()).default([]), env: Environment.nullish() }).partial().nullish(),
   })
   .transform((body): McpServerUpdateInput => ({
-    ...updateOf({ ...body, ...(body.stdio_config ?? {}), auth_token: body.auth_token === undefined ? body.token : body.auth_token }),
+    ...updateOf({ ...body, ...(body.stdio_config ?? {}), auth_token: body.auth_token === undefined ? body.token : body.auth_token }, LEGACY_URL_FIELD),
     serverName: body.server_name ?? undefined,
     type: body.type ?? undefined,
   }));

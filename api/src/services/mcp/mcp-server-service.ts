@@ -6,8 +6,10 @@ import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import type { McpServerConfigInput, McpServerCreateInput, McpServerUpdateInput } from './mcp-server-input.js';
 import type { McpToolRegistry } from './mcp-tool-registry.js';
+import type { EgressPolicy } from '@engram/integrations/egress';
+import { assertReachableUrl } from '../shared/egress.js';
 
-export type McpServerServiceDeps = { db: Database; secrets: SecretBox; connections: McpConnectionPool; registry: McpToolRegistry };
+export type McpServerServiceDeps = { db: Database; secrets: SecretBox; connections: McpConnectionPool; registry: McpToolRegistry; egress: EgressPolicy };
 
 /** The settings of each transport family, by their names on the wire. */
 const STDIO_FIELDS = { command: 'command', args: 'args', env: 'env' } as const;
@@ -28,7 +30,7 @@ function unlessMaskedValues(incoming: Record<string, string>, stored: Record<str
  */
 export function createMcpServerService(deps: McpServerServiceDeps) {
   const { db, secrets, connections, registry } = deps;
-  const targets = createServerTargets({ db, secrets });
+  const targets = createServerTargets({ db, secrets, egress: deps.egress });
 
   const seal = (value: string | null) => (value === null ? null : secrets.encrypt(value));
   const sealJson = (value: Record<string, string> | null) => (value === null ? null : secrets.encrypt(JSON.stringify(value)));
@@ -131,6 +133,7 @@ export function createMcpServerService(deps: McpServerServiceDeps) {
     },
 
     async create(ctx: RequestContext, input: McpServerCreateInput): Promise<McpServer> {
+      if (input.config.type !== 'stdio') await assertReachableUrl(deps.egress, ctx.organizationId, input.config.serverUrl, [...input.config.serverUrlField]);
       let server: McpServer;
       try {
         server = await db.transaction(async (trx) => {
@@ -160,6 +163,7 @@ export function createMcpServerService(deps: McpServerServiceDeps) {
 
     async update(ctx: RequestContext, server: McpServer, input: McpServerUpdateInput): Promise<McpServer> {
       const columns = updateColumns(server, openServerSecrets(server, secrets), input);
+      if (input.serverUrl !== undefined) await assertReachableUrl(deps.egress, ctx.organizationId, input.serverUrl, [...input.serverUrlField]);
       const previousName = server.serverName;
       try {
         const updated = await db.transaction(async (trx) => {

@@ -8,6 +8,8 @@ import { mcpHttpError, talkingToMcp } from './mcp-errors.js';
 import type { McpServerConfigInput } from './mcp-server-input.js';
 import type { McpServerService } from './mcp-server-service.js';
 import type { McpToolRegistry, ToolSyncSummary } from './mcp-tool-registry.js';
+import type { EgressPolicy } from '@engram/integrations/egress';
+import { assertReachableUrl } from '../shared/egress.js';
 
 export type McpToolServiceDeps = {
   db: Database;
@@ -15,6 +17,7 @@ export type McpToolServiceDeps = {
   servers: Pick<McpServerService, 'targetFor'>;
   registry: McpToolRegistry;
   agentTools: Pick<AgentToolService, 'attachTool'>;
+  egress: EgressPolicy;
 };
 
 export type CheckedMcpTool = { tool: McpTool; health: McpToolHealth };
@@ -29,10 +32,19 @@ export type McpToolExecutionResult = {
   sandbox_config_fingerprint: null;
 };
 
-/** The transport config of a server that is only being tried out (not stored). */
-export function transportConfigOf(config: McpServerConfigInput): McpTransportConfig {
+/**
+ * The transport config of a server that is only being tried out (not stored), for the organization trying it: its
+ * URL is refused at once (422) where the egress policy would never reach it, and every request goes through the policy.
+ */
+export async function transportConfigOf(egress: EgressPolicy, ctx: RequestContext, config: McpServerConfigInput): Promise<McpTransportConfig> {
   if (config.type === 'stdio') return { type: 'stdio', command: config.command, args: config.args, env: config.env ?? {} };
-  return { type: config.type, url: config.serverUrl, headers: requestHeaders(config.authHeader, config.authToken, config.customHeaders ?? {}) };
+  await assertReachableUrl(egress, ctx.organizationId, config.serverUrl, [...config.serverUrlField]);
+  return {
+    type: config.type,
+    url: config.serverUrl,
+    headers: requestHeaders(config.authHeader, config.authToken, config.customHeaders ?? {}),
+    fetch: egress.fetchFor({ organizationId: ctx.organizationId }),
+  };
 }
 
 /**
@@ -114,8 +126,9 @@ export function createMcpToolService(deps: McpToolServiceDeps) {
     },
 
     /** Connects to a configuration without storing it and lists its tools. */
-    async test(serverName: string, config: McpServerConfigInput): Promise<CheckedMcpTool[]> {
-      const live = await talkingToMcp(() => probeMcpServer(transportConfigOf(config), serverName, connections.timeouts));
+    async test(ctx: RequestContext, serverName: string, config: McpServerConfigInput): Promise<CheckedMcpTool[]> {
+      const transport = await transportConfigOf(deps.egress, ctx, config);
+      const live = await talkingToMcp(() => probeMcpServer(transport, serverName, connections.timeouts));
       return live.map((tool) => ({ tool, health: assessToolHealth(tool) }));
     },
   };

@@ -23,7 +23,11 @@ export type LlmOverrides = { contextWindowLimit?: number | null | undefined; max
 /** Above this, a model is capped like the reference server caps it (`global_max_context_window_limit`). */
 const LARGE_CONTEXT_WINDOW = 128_000;
 const DEFAULT_CONTEXT_WINDOW = 32_000;
-const LARGE_CONTEXT_MODELS = [/^gpt-4o/, /^gpt-4\.1/, /^gpt-4-turbo/, /^gpt-5/, /^o[134](-|$)/, /^chatgpt-4o/, /^claude-/, /^gemini-/, /^grok-/, /^deepseek-/];
+const LARGE_CONTEXT_MODELS = [
+  /^gpt-4o/, /^gpt-4\.1/, /^gpt-4-turbo/, /^gpt-5/, /^o[134](-|$)/, /^chatgpt-4o/, /^claude-/, /^gemini-/, /^grok-/, /^deepseek-/,
+  // Bedrock's ids name the vendor first, with a cross-region prefix at times (`us.anthropic.claude-…`).
+  /(^|\.)anthropic\.claude-/, /(^|\.)amazon\.nova-(pro|lite|premier)/, /(^|\.)meta\.llama3-[1-9]/, /(^|\.)mistral\.mistral-large/,
+];
 
 /** Providers do not report context windows in their model lists, so the window is known for common families only. */
 export function defaultContextWindow(model: string): number {
@@ -34,6 +38,13 @@ const EMBEDDING_DIMENSIONS: Record<string, number> = {
   'text-embedding-3-small': 1536,
   'text-embedding-3-large': 3072,
   'text-embedding-ada-002': 1536,
+  'text-embedding-004': 768,
+  'text-embedding-005': 768,
+  'gemini-embedding-001': 3072,
+  'amazon.titan-embed-text-v2:0': 1024,
+  'amazon.titan-embed-text-v1': 1536,
+  'cohere.embed-english-v3': 1024,
+  'cohere.embed-multilingual-v3': 1024,
 };
 const DEFAULT_EMBEDDING_DIMENSION = 1536;
 const EMBEDDING_CHUNK_SIZE = 300;

@@ -3,7 +3,9 @@ import { UniqueViolationError } from 'objection';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { keysetPage, type PageRequest } from '../shared/paging.js';
-import { checkProviderKey } from './provider-models.js';
+import { checkProviderKey, requireConnectionFields } from './provider-models.js';
+import { assertReachableUrl, type UrlGate } from '../shared/egress.js';
+import type { EgressPolicy } from '@engram/integrations/egress';
 import type { BaseProvider, ProviderConnection } from './types.js';
 
 export type ProviderFilter = { name?: string | undefined; providerType?: string | undefined };
@@ -25,7 +27,13 @@ export type CheckProviderInput = Omit<CreateProviderInput, 'name'>;
 /** A stored provider with its secrets opened, for masking on the wire. */
 export type ProviderView = { provider: Provider; apiKey: string | null; accessKey: string | null };
 
-export type ProviderServiceDeps = { db: Database; secrets: SecretBox; baseProviders: BaseProvider[] };
+export type ProviderServiceDeps = {
+  db: Database;
+  secrets: SecretBox;
+  baseProviders: BaseProvider[];
+  /** Organizations' own providers are checked when their base_url is given, and called through it. */
+  egress: UrlGate & Pick<EgressPolicy, 'fetchFor'>;
+};
 
 export function createProviderService(deps: ProviderServiceDeps) {
   const { db, secrets } = deps;
@@ -51,6 +59,11 @@ export function createProviderService(deps: ProviderServiceDeps) {
     providerCategory: 'base',
     apiKey: base.apiKey,
     baseUrl: base.baseUrl,
+    accessKey: base.accessKey ?? null,
+    sessionToken: base.sessionToken ?? null,
+    region: base.region ?? null,
+    apiVersion: base.apiVersion ?? null,
+    project: base.project ?? null,
   });
 
   const byokConnection = (provider: Provider): ProviderConnection => ({
@@ -60,7 +73,15 @@ export function createProviderService(deps: ProviderServiceDeps) {
     providerCategory: 'byok',
     apiKey: open(provider.apiKeyEnc),
     baseUrl: provider.baseUrl,
+    accessKey: open(provider.accessKeyEnc),
+    region: provider.region,
+    apiVersion: provider.apiVersion,
+    fetch: deps.egress.fetchFor({ organizationId: provider.organizationId }),
   });
+
+  const assertBaseUrlReachable = async (ctx: RequestContext, baseUrl: string | null | undefined) => {
+    if (baseUrl) await assertReachableUrl(deps.egress, ctx.organizationId, baseUrl, ['body', 'base_url']);
+  };
 
   return {
     async list(ctx: RequestContext, filter: ProviderFilter, page: PageRequest): Promise<ProviderView[]> {
@@ -75,10 +96,12 @@ export function createProviderService(deps: ProviderServiceDeps) {
     },
 
     async create(ctx: RequestContext, input: CreateProviderInput): Promise<ProviderView> {
+      requireConnectionFields(input);
       // The name is the handle prefix (`name/model`), so it must not shadow a base provider either.
       if (deps.baseProviders.some((base) => base.name === input.name)) {
         throw new ConflictError(`A base provider is already named '${input.name}'`);
       }
+      await assertBaseUrlReachable(ctx, input.base_url);
       try {
         const provider = await Provider.query(db)
           .insert({
@@ -103,6 +126,7 @@ export function createProviderService(deps: ProviderServiceDeps) {
 
     async update(ctx: RequestContext, providerId: string, input: UpdateProviderInput): Promise<ProviderView> {
       const provider = await find(ctx, providerId);
+      await assertBaseUrlReachable(ctx, input.base_url);
       const updated = await provider.$query(db).patchAndFetch({
         ...(input.api_key !== undefined ? { apiKeyEnc: seal(input.api_key) } : {}),
         ...(input.access_key !== undefined ? { accessKeyEnc: seal(input.access_key) } : {}),
@@ -119,7 +143,8 @@ export function createProviderService(deps: ProviderServiceDeps) {
     },
 
     /** Validates a key by listing the provider's models with it; throws what the provider said when it fails. */
-    async check(input: CheckProviderInput): Promise<void> {
+    async check(ctx: RequestContext, input: CheckProviderInput): Promise<void> {
+      await assertBaseUrlReachable(ctx, input.base_url);
       await checkProviderKey({
         name: input.provider_type,
         providerType: input.provider_type,
@@ -127,6 +152,10 @@ export function createProviderService(deps: ProviderServiceDeps) {
         id: null,
         apiKey: input.api_key,
         baseUrl: input.base_url ?? null,
+        accessKey: input.access_key ?? null,
+        region: input.region ?? null,
+        apiVersion: input.api_version ?? null,
+        fetch: deps.egress.fetchFor({ organizationId: ctx.organizationId }),
       });
     },
 

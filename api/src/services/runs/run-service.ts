@@ -7,6 +7,7 @@ import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError 
 import type { RequestContext } from '../../http/request-context.js';
 import type { ConversionOptions, MessageService } from '../messages/message-service.js';
 import { keysetPage, type PageRequest } from '../shared/paging.js';
+import { assertReachableUrl, type UrlGate } from '../shared/egress.js';
 
 export type SendOptions = {
   runType: 'send_message' | 'send_message_streaming' | 'send_message_async';
@@ -121,6 +122,8 @@ export type RunServiceDeps = {
   db: Database;
   agentRuns: Pick<AgentRunClient, 'enqueue' | 'cancel'>;
   messages: Pick<MessageService, 'listRunMessages'>;
+  /** Refuses a callback_url the egress policy would not reach for the organization. */
+  egress: UrlGate;
   /** Refuses a run of an organization that has no access to the platform yet (services/admin cloud access). */
   admitCloudAccess?(organizationId: string, userId: string): Promise<void>;
   /** Refuses a run its organization cannot pay for while billing is on (services/billing), before any model call. */
@@ -177,6 +180,7 @@ export function createRunService(deps: RunServiceDeps) {
         });
       }
       if (answersApproval && !pending) throw new BadRequestError('No tool call is currently awaiting approval');
+      if (options.callbackUrl) await assertReachableUrl(deps.egress, ctx.organizationId, options.callbackUrl, ['body', 'callback_url']);
 
       const key = idempotencyKey(request.messages, conversationId);
       if (key) {

@@ -3,6 +3,7 @@ import { Agent, newId, ScheduledMessage, type Database, type MessageSchedule, ty
 import type { ScheduledMessageClient } from '@engram/temporal';
 import { NotFoundError, ServiceUnavailableError, UnprocessableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
+import { assertReachableUrl, type UrlGate } from '../shared/egress.js';
 
 export type ScheduledMessageView = { scheduled: ScheduledMessage; nextFiring: Date | null };
 
@@ -18,7 +19,7 @@ export function checkCronExpression(expression: string): string | null {
   }
 }
 
-export function createScheduleService(deps: { db: Database; scheduledMessages: ScheduledMessageClient; now?: () => Date }) {
+export function createScheduleService(deps: { db: Database; scheduledMessages: ScheduledMessageClient; egress: UrlGate; now?: () => Date }) {
   const now = deps.now ?? (() => new Date());
 
   async function requireAgent(ctx: RequestContext, agentId: string): Promise<Agent> {
@@ -50,6 +51,7 @@ export function createScheduleService(deps: { db: Database; scheduledMessages: S
         const problem = checkCronExpression(schedule.cron_expression);
         if (problem) throw new UnprocessableError(['body', 'schedule', 'cron_expression'], problem);
       }
+      if (message.callback_url) await assertReachableUrl(deps.egress, ctx.organizationId, message.callback_url, ['body', 'callback_url']);
       const scheduled = await ScheduledMessage.query(deps.db).insertAndFetch({
         id: newId('scheduledMessage'),
         organizationId: ctx.organizationId,

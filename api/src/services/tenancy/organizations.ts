@@ -51,7 +51,7 @@ export function createOrganizationService(deps: { db: Database; apiKeys: Pick<Ap
      * An organization with a new admin user (no password), its default project and first API key.
      * A claimable admin is taken over by the first account to sign up (accounts/account-service.ts).
      */
-    async createWithAdmin(input: { name: string; adminName: string; adminEmail?: string; claimableByFirstSignUp?: boolean }): Promise<CreatedTenant> {
+    async createWithAdmin(input: { name: string; adminName: string; adminEmail?: string; claimableByFirstSignUp?: boolean; firstStart?: boolean }): Promise<CreatedTenant> {
       const userId = newId('user');
       const created = await db.transaction(async (trx) => {
         await User.query(trx).insert({
@@ -62,7 +62,9 @@ export function createOrganizationService(deps: { db: Database; apiKeys: Pick<Ap
           // The first-start admin administers the platform too; whoever claims it inherits that.
           permissions: input.claimableByFirstSignUp ? ['platform_admin'] : [],
         });
-        return addOrganizationForUser(trx, userId, input.name);
+        const organization = await addOrganizationForUser(trx, userId, input.name);
+        if (input.firstStart) await Organization.query(trx).findById(organization.organizationId).patch({ firstStart: true });
+        return organization;
       });
       const apiKey = await deps.apiKeys.issue({ organizationId: created.organizationId, userId, name: 'default' });
       return { ...created, userId, apiKey };
@@ -80,7 +82,7 @@ export function createOrganizationService(deps: { db: Database; apiKeys: Pick<Ap
     async bootstrapIfEmpty(): Promise<CreatedTenant | null> {
       const existing = await Organization.query(db).first();
       if (existing) return null;
-      return this.createWithAdmin({ name: 'Default Organization', adminName: 'admin', claimableByFirstSignUp: true });
+      return this.createWithAdmin({ name: 'Default Organization', adminName: 'admin', claimableByFirstSignUp: true, firstStart: true });
     },
 
     /** Whether the first-start admin still waits for the first sign-up to take it over. */

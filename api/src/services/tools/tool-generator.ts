@@ -1,9 +1,10 @@
 import type { ModelRequest, ToolDefinition } from '@engram/core';
 import { Tool, newId, type ToolJsonSchema } from '@engram/db';
-import { createModelClient, BASE_PROVIDER_ENV, type BaseProviderConfig, resolveProviderForModel } from '@engram/integrations/llm';
+import { createModelClient, type BaseProviderConfig, resolveProviderForModel } from '@engram/integrations/llm';
 import { BadRequestError, UpstreamError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { withProviderCalls } from '../providers/model-call-failure.js';
+import { clientProviderOf } from '../providers/provider-models.js';
 import type { ModelService } from '../models/model-service.js';
 import type { ProviderService } from '../providers/provider-service.js';
 import type { ProviderConnection } from '../providers/types.js';
@@ -67,8 +68,11 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 function asBaseProvider(connection: ProviderConnection): BaseProviderConfig[] {
-  const baseUrl = connection.baseUrl ?? BASE_PROVIDER_ENV.find((entry) => entry.providerType === connection.providerType)?.defaultBaseUrl;
-  return baseUrl ? [{ name: connection.name, providerType: connection.providerType, apiKey: connection.apiKey, baseUrl }] : [];
+  try {
+    return [clientProviderOf(connection) as BaseProviderConfig];
+  } catch {
+    return [];
+  }
 }
 
 export type ToolGeneratorDeps = {

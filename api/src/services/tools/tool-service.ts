@@ -11,6 +11,7 @@ import { keysetPage, type PageRequest } from '../shared/paging.js';
 import type { TierLimitGuard } from '../tenancy/tier-limits.js';
 import { generatePythonSchema } from './python-schema.js';
 import { firstFunctionName, resolveToolSchema } from './tool-schema.js';
+import type { EgressPolicy } from '@engram/integrations/egress';
 
 /** The reference server's default `return_char_limit` (`FUNCTION_RETURN_CHAR_LIMIT`). */
 export const DEFAULT_RETURN_CHAR_LIMIT = 50_000;
@@ -78,6 +79,8 @@ export type ToolServiceDeps = {
   venvs: VenvManager;
   /** The tier's tool limit, enforced while billing is on. */
   limits: Pick<TierLimitGuard, 'assertWithinLimit'>;
+  /** What a tool run whose sandbox config allows the network may reach. */
+  egress: EgressPolicy;
 };
 
 function checkToolTypes(types: string[] | undefined): void {

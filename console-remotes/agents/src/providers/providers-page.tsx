@@ -24,12 +24,13 @@ import {
   useV1,
   type V1Client,
 } from '@engram/console-kit';
-import { Select } from '@engram/console-kit/widgets';
+import { Select, Textarea } from '@engram/console-kit/widgets';
 import { IconCircleCheck, IconDots, IconKey, IconPlus, IconShieldCheck, IconTrash } from '@tabler/icons-react';
 import { usePermissions } from '../access/use-permissions.js';
 import { ConfirmDialog } from '../confirm-dialog.js';
 import { agentKeys } from '../queries.js';
 import { CursorPager, useCursorPages } from '../workspace/cursor-pager.js';
+import { defaultEndpoint, PROVIDER_TYPES, providerForm, type FieldKey, type FieldSpec } from './provider-forms.js';
 import { checkProviderKey, checkStoredProvider, createProvider, deleteProvider, listProviders, replaceProviderKey, type Provider, type ProviderConnection } from './providers-api.js';
 
 const PAGE = 25;
@@ -39,34 +40,21 @@ const providerKeys = {
   page: (v1: V1Client, after: string | null) => [...providerKeys.all(v1), after] as const,
 };
 
-/** Types Engram knows the public endpoint of; any other needs its base URL (an OpenAI-compatible server). */
-const KNOWN_ENDPOINTS: Record<string, string> = {
-  openai: 'https://api.openai.com/v1',
-  anthropic: 'https://api.anthropic.com/v1',
-  groq: 'https://api.groq.com/openai/v1',
-  together: 'https://api.together.xyz/v1',
-  deepseek: 'https://api.deepseek.com/v1',
-  xai: 'https://api.x.ai/v1',
-};
-
-/** The provider types the API accepts. */
-const PROVIDER_TYPES = [
-  'openai', 'anthropic', 'groq', 'together', 'deepseek', 'xai', 'ollama', 'vllm', 'lmstudio_openai', 'azure', 'baseten', 'bedrock', 'cerebras',
-  'fireworks', 'google_ai', 'google_vertex', 'hugging-face', 'minimax', 'mistral', 'moonshot', 'openrouter', 'sglang', 'zai',
-];
-
-type Draft = { name: string; providerType: string; apiKey: string; baseUrl: string; accessKey: string; region: string; apiVersion: string };
+type Draft = { name: string; providerType: string } & Record<FieldKey, string>;
 
 const EMPTY_DRAFT: Draft = { name: '', providerType: 'openai', apiKey: '', baseUrl: '', accessKey: '', region: '', apiVersion: '' };
 
+/** The connection the form describes: only the fields its type asks for. */
 function connectionOf(draft: Draft): ProviderConnection {
+  const asked = new Set(providerForm(draft.providerType).fields.map((field) => field.key));
+  const value = (key: FieldKey) => (asked.has(key) ? draft[key].trim() : '');
   return {
     provider_type: draft.providerType,
-    api_key: draft.apiKey.trim(),
-    ...(draft.baseUrl.trim() ? { base_url: draft.baseUrl.trim() } : {}),
-    ...(draft.accessKey.trim() ? { access_key: draft.accessKey.trim() } : {}),
-    ...(draft.region.trim() ? { region: draft.region.trim() } : {}),
-    ...(draft.apiVersion.trim() ? { api_version: draft.apiVersion.trim() } : {}),
+    api_key: value('apiKey'),
+    ...(value('baseUrl') ? { base_url: value('baseUrl') } : {}),
+    ...(value('accessKey') ? { access_key: value('accessKey') } : {}),
+    ...(value('region') ? { region: value('region') } : {}),
+    ...(value('apiVersion') ? { api_version: value('apiVersion') } : {}),
   };
 }
 
@@ -74,9 +62,20 @@ function draftErrors(draft: Draft): Record<string, string> {
   const errors: Record<string, string> = {};
   if (draft.name.trim() === '') errors.name = 'Name the provider';
   else if (draft.name.includes('/')) errors.name = 'A provider name cannot contain "/"';
-  if (draft.apiKey.trim() === '') errors.apiKey = 'Enter the API key';
-  if (!KNOWN_ENDPOINTS[draft.providerType] && draft.baseUrl.trim() === '') errors.baseUrl = 'This type needs the URL of its server';
+  for (const field of providerForm(draft.providerType).fields) {
+    if (field.required && draft[field.key].trim() === '') errors[field.key] = `Enter the ${field.label.toLowerCase()}`;
+  }
+  if (draft.providerType === 'google_vertex' && draft.apiKey.trim() && !draft.apiKey.trim().startsWith('{')) {
+    errors.apiKey = "Paste the service account's whole JSON key";
+  }
   return errors;
+}
+
+function FieldInput({ field, draft, error, onChange }: { field: FieldSpec; draft: Draft; error: string | undefined; onChange: (value: string) => void }) {
+  const common = { label: field.label, description: field.description, placeholder: field.placeholder, value: draft[field.key], error };
+  if (field.multiline) return <Textarea {...common} autosize minRows={4} maxRows={10} ff="monospace" onChange={(event) => onChange(event.currentTarget.value)} />;
+  if (field.secret) return <PasswordInput {...common} autoComplete="off" onChange={(event) => onChange(event.currentTarget.value)} />;
+  return <TextInput {...common} ff={field.key === 'baseUrl' ? 'monospace' : undefined} onChange={(event) => onChange(event.currentTarget.value)} />;
 }
 
 /** A new provider with its key: checked against the provider before it is added, if the user wants. */
@@ -106,7 +105,7 @@ function AddProviderModal({ onClose }: { onClose: () => void }) {
     event.preventDefault();
     if (valid()) add.mutate();
   };
-  const knownEndpoint = KNOWN_ENDPOINTS[draft.providerType];
+  const form = providerForm(draft.providerType);
   return (
     <Modal opened onClose={onClose} title="Add a provider" size="lg">
       <form onSubmit={submit} noValidate aria-label="Add a provider">
@@ -114,29 +113,35 @@ function AddProviderModal({ onClose }: { onClose: () => void }) {
           {add.error ? <ErrorNotice error={add.error} title="The provider was not added" /> : null}
           <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
             <TextInput label="Name" description="Its models are named <name>/<model>." value={draft.name} onChange={(event) => update({ name: event.currentTarget.value })} error={errors.name} data-autofocus />
-            <Select label="Type" data={PROVIDER_TYPES} value={draft.providerType} onChange={(value) => value && update({ providerType: value })} allowDeselect={false} searchable />
+            <Select
+              label="Type"
+              data={PROVIDER_TYPES.map((type) => ({ value: type, label: `${providerForm(type).label} (${type})` }))}
+              value={draft.providerType}
+              onChange={(value) => {
+                if (!value) return;
+                update({ providerType: value });
+                setErrors({});
+                check.reset();
+              }}
+              allowDeselect={false}
+              searchable
+            />
           </SimpleGrid>
-          <PasswordInput label="API key" description="Stored encrypted; never shown again, only masked." value={draft.apiKey} onChange={(event) => update({ apiKey: event.currentTarget.value })} error={errors.apiKey} autoComplete="off" />
-          <TextInput
-            label="Base URL"
-            description={knownEndpoint ? `Leave empty for ${knownEndpoint}` : 'An OpenAI-compatible server, like http://localhost:11434/v1'}
-            value={draft.baseUrl}
-            onChange={(event) => update({ baseUrl: event.currentTarget.value })}
-            error={errors.baseUrl}
-            ff="monospace"
-          />
-          {draft.providerType === 'bedrock' ? (
-            <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-              <PasswordInput label="Access key" value={draft.accessKey} onChange={(event) => update({ accessKey: event.currentTarget.value })} autoComplete="off" />
-              <TextInput label="Region" placeholder="us-east-1" value={draft.region} onChange={(event) => update({ region: event.currentTarget.value })} />
-            </SimpleGrid>
+          <Text size="sm" c="dimmed" data-testid="provider-form-hint">
+            {form.label}: {form.hint}
+          </Text>
+          {form.fields.map((field) => (
+            <FieldInput key={`${draft.providerType}-${field.key}`} field={field} draft={draft} error={errors[field.key]} onChange={(value) => update({ [field.key]: value })} />
+          ))}
+          {check.error && !check.isPending ? (
+            <div data-testid="provider-check-error">
+              <ErrorNotice error={check.error} title="The provider refused the check" />
+            </div>
           ) : null}
-          {draft.providerType === 'azure' ? <TextInput label="API version" value={draft.apiVersion} onChange={(event) => update({ apiVersion: event.currentTarget.value })} /> : null}
-          {check.error ? <ErrorNotice error={check.error} title="The key did not work" /> : null}
           {check.data && !check.isPending ? (
             <Group gap={6} c="teal" data-testid="provider-key-valid">
               <IconCircleCheck size={16} />
-              <Text size="sm">The key works: the provider listed its models.</Text>
+              <Text size="sm">The credentials work: the provider listed its models.</Text>
             </Group>
           ) : null}
           <Group justify="flex-end" gap="xs">
@@ -145,7 +150,7 @@ function AddProviderModal({ onClose }: { onClose: () => void }) {
             </Button>
             {can('checkProvider') ? (
               <Button variant="light" leftSection={<IconShieldCheck size={16} />} loading={check.isPending} onClick={() => valid() && check.mutate()}>
-                Check key
+                Check
               </Button>
             ) : null}
             <Button type="submit" loading={add.isPending}>
@@ -225,7 +230,7 @@ function ProviderRow({ provider }: { provider: Provider }) {
       </Table.Td>
       <Table.Td>
         <Text size="xs" ff="monospace" c="dimmed" truncate maw={280}>
-          {provider.base_url ?? KNOWN_ENDPOINTS[provider.provider_type] ?? '—'}
+          {provider.base_url ?? defaultEndpoint(provider.provider_type) ?? (provider.region ? `region ${provider.region}` : '—')}
         </Text>
       </Table.Td>
       <Table.Td>
@@ -244,10 +249,10 @@ function ProviderRow({ provider }: { provider: Provider }) {
             </Badge>
           ) : null}
           {check.error && !check.isPending ? (
-            <Tooltip label={check.error.message} multiline w={320}>
-              <Badge size="sm" color="red" variant="light" data-testid="provider-check-failed">
-                Key refused
-              </Badge>
+            <Tooltip label={check.error.message} multiline w={360}>
+              <Text size="xs" c="red" maw={260} lineClamp={2} data-testid="provider-check-failed">
+                {check.error.message}
+              </Text>
             </Tooltip>
           ) : null}
           {can('checkProvider') ? (
