@@ -26,6 +26,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: integration,
+          isolate: false,
           globalSetup: ['testing/src/global-setup.ts'],
           setupFiles: ['testing/src/setup-file.ts'],
         },

@@ -11,7 +11,7 @@ import {
   resolvePostgresServer,
 } from '@engram/db';
 import { buildWorkflowBundle, ensureTemporalCli, startDevServer } from '@engram/temporal';
-import { freePort } from '@engram/testing/ports';
+import { startOnReservedPorts } from '@engram/testing/ports';
 
 export type BenchEndpoints = {
   databaseUrl: string;
@@ -52,11 +52,8 @@ export async function startBenchInfrastructure(options: {
     await migrator.destroy();
     options.log(`PostgreSQL (${pgServer.kind}): database ${databaseName}`);
 
-    const temporal = await startDevServer({
-      cliPath: ensureTemporalCli({ log: options.log }),
-      port: await freePort(),
-      logFile: path.join(scratch, 'temporal.log'),
-    });
+    const cliPath = ensureTemporalCli({ log: options.log });
+    const temporal = await startOnReservedPorts(1, ([port]) => startDevServer({ cliPath, port: port!, logFile: path.join(scratch, 'temporal.log') }));
     stops.push(() => temporal.stop());
     options.log(`Temporal dev server (in memory, headless): ${temporal.address}`);
 

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { CONSOLE_APPS } from './console.rspack.config.js';
+import { profiled } from '@engram/testing/profile/spans';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -192,7 +193,7 @@ export const START_CONSOLE_BUILD_ARGS = ['--import', 'tsx', 'scripts/console-bui
  * builds while the others wait and then find it current.
  */
 export async function ensureConsoleBuilt(options: { log?: (line: string) => void } = {}): Promise<AppSizes[]> {
-  const output = await runNode(START_CONSOLE_BUILD_ARGS);
+  const output = await profiled('console build', () => runNode(START_CONSOLE_BUILD_ARGS));
   for (const line of output.split('\n').filter(Boolean)) options.log?.(line);
   return CONSOLE_APPS.map((app) => measure(app.name, path.join(app.dir, 'dist')));
 }

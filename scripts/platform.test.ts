@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, createDatabaseIfMissing, databaseUrlFor, dropDatabase, Organization } from '@engram/db';
 import pg from 'pg';
-import { freePort, startScriptedModelServer, type ScriptedModelServer } from '@engram/testing';
+import { startScriptedModelServer, until, type ScriptedModelServer } from '@engram/testing';
+import { startOnReservedPorts } from '@engram/testing/ports';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -28,12 +29,25 @@ function startPlatform(env: NodeJS.ProcessEnv): Started {
 }
 
 async function waitForOutput(started: Started, pattern: RegExp, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!pattern.test(started.output())) {
-    if (started.child.exitCode !== null) throw new Error(`platform exited early:\n${started.output()}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern}:\n${started.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  const printedOrExited = await until(() => pattern.test(started.output()) || started.child.exitCode !== null, { timeoutMs, what: `${pattern}` }).catch((error: Error) => {
+    throw new Error(`${error.message}:\n${started.output()}`);
+  });
+  if (printedOrExited && !pattern.test(started.output())) throw new Error(`platform exited early:\n${started.output()}`);
+}
+
+type Ports = { PORT: string; TEMPORAL_PORT: string; TEMPORAL_UI_PORT: string };
+
+/**
+ * `npm start` until it is up, on ports chosen for it: it restarts what dies on the same ports, so it is told them
+ * rather than taking port 0 (and is started again on others when another program took one first).
+ */
+function startPlatformUntilUp(env: NodeJS.ProcessEnv): Promise<Started & { ports: Ports }> {
+  return startOnReservedPorts(3, async (ports) => {
+    const [PORT, TEMPORAL_PORT, TEMPORAL_UI_PORT] = ports.map(String) as [string, string, string];
+    const started = startPlatform({ ...env, PORT, TEMPORAL_PORT, TEMPORAL_UI_PORT });
+    await waitForOutput(started, /Press Ctrl-C to stop/, 150_000);
+    return { ...started, ports: { PORT, TEMPORAL_PORT, TEMPORAL_UI_PORT } };
+  });
 }
 
 function stderrLinesOf(output: string): string[] {
@@ -94,31 +108,22 @@ describe('npm start brings the platform up and keeps its data across restarts', 
   it('creates the default tenant once, prints a working key, and reuses everything on restart', async () => {
     await createDatabaseIfMissing(inject('postgresAdminUrl'), databaseName);
     const databaseUrl = databaseUrlFor(inject('postgresAdminUrl'), databaseName);
-    const port = await freePort();
-    const env = {
-      DATABASE_URL: databaseUrl,
-      ENGRAM_DATA_DIR: dataDir,
-      PORT: String(port),
-      TEMPORAL_PORT: String(await freePort()),
-      TEMPORAL_UI_PORT: String(await freePort()),
-      TEMPORAL_ADDRESS: '',
-    };
-    const health = (key: string) =>
-      fetch(`http://127.0.0.1:${port}/v1/health/`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
+    const env = { DATABASE_URL: databaseUrl, ENGRAM_DATA_DIR: dataDir, TEMPORAL_ADDRESS: '' };
+    const health = (started: Started & { ports: Ports }, key: string) =>
+      fetch(`http://127.0.0.1:${started.ports.PORT}/v1/health/`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
 
-    const first = startPlatform(env);
-    await waitForOutput(first, /Press Ctrl-C to stop/, 150_000);
+    const first = await startPlatformUntilUp(env);
     expect(first.output()).toMatch(/first start: created the default organization/);
     expect(first.output()).toMatch(/end-to-end check passed/);
     const credentials = path.join(dataDir, 'credentials');
     expect(statSync(credentials).mode & 0o777).toBe(0o600);
     const key = /ENGRAM_API_KEY=(\S+)/.exec(readFileSync(credentials, 'utf8'))?.[1] ?? '';
     expect(first.output()).toContain(key);
-    expect(await health(key)).toBe(200);
-    expect(await health('sk-engram-wrong')).toBe(401);
+    expect(await health(first, key)).toBe(200);
+    expect(await health(first, 'sk-engram-wrong')).toBe(401);
     // The first-start organization may reach a model server on this machine: npm start allows it loopback.
     const localModel = await startScriptedModelServer({ models: ['llama3'] });
-    const checked = await fetch(`http://127.0.0.1:${port}/v1/providers/check`, {
+    const checked = await fetch(`http://127.0.0.1:${first.ports.PORT}/v1/providers/check`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ provider_type: 'openai', api_key: 'local', base_url: localModel.url }),
@@ -128,10 +133,9 @@ describe('npm start brings the platform up and keeps its data across restarts', 
     first.child.kill('SIGINT');
     expect(await first.exit).toBe(0);
 
-    const second = startPlatform(env);
-    await waitForOutput(second, /Press Ctrl-C to stop/, 150_000);
+    const second = await startPlatformUntilUp(env);
     expect(second.output()).not.toMatch(/first start/);
-    expect(await health(key)).toBe(200);
+    expect(await health(second, key)).toBe(200);
     const db = createDatabase({ url: databaseUrl, pool: { max: 1 } });
     expect(await Organization.query(db).resultSize()).toBe(1);
     expect(await Organization.firstStartId(db)).toBe((await Organization.query(db).first())?.id);
@@ -197,19 +201,15 @@ describe('npm start keeps every process up: runs in flight survive killing all o
     // Slow answers keep the runs in flight while everything is killed.
     model.onRequest(() => ({ type: 'text', text: 'noted', delayMs: 3_000 }));
     await createDatabaseIfMissing(inject('postgresAdminUrl'), databaseName);
-    const port = await freePort();
-    const temporalPort = String(await freePort());
-    platform = startPlatform({
+    const started = await startPlatformUntilUp({
       DATABASE_URL: databaseUrlFor(inject('postgresAdminUrl'), databaseName),
       ENGRAM_DATA_DIR: dataDir,
-      PORT: String(port),
-      TEMPORAL_PORT: temporalPort,
-      TEMPORAL_UI_PORT: String(await freePort()),
       TEMPORAL_ADDRESS: '',
       OPENAI_API_KEY: 'test',
       OPENAI_BASE_URL: model.url,
     });
-    await waitForOutput(platform, /Press Ctrl-C to stop/, 150_000);
+    platform = started;
+    const { PORT: port, TEMPORAL_PORT: temporalPort } = started.ports;
     const key = /ENGRAM_API_KEY=(\S+)/.exec(readFileSync(path.join(dataDir, 'credentials'), 'utf8'))?.[1] ?? '';
     const api = async (method: string, route: string, body?: unknown) => {
       const response = await fetch(`http://127.0.0.1:${port}/v1${route}`, {
@@ -248,14 +248,11 @@ describe('npm start keeps every process up: runs in flight survive killing all o
     await waitForOutput(platform, /Temporal dev server restarted/, 120_000);
 
     // The API answers again once `npm start` has restarted it; until then a request fails and is tried again.
-    const settledStatuses = async () => Promise.all(runs.map(runStatus)).catch(() => null);
-    const deadline = Date.now() + 300_000;
-    let statuses: string[] | null = null;
-    while (Date.now() < deadline) {
-      statuses = await settledStatuses();
-      if (statuses?.every((status) => status === 'completed' || status === 'failed' || status === 'cancelled')) break;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
+    const statuses = await until(
+      () => Promise.all(runs.map(runStatus)).catch(() => null),
+      (current) => current?.every((status) => status === 'completed' || status === 'failed' || status === 'cancelled') ?? false,
+      { timeoutMs: 300_000, intervalMs: 1000, what: 'every run settled' },
+    );
     expect(statuses).toEqual(runs.map(() => 'completed'));
     for (const agentId of agents) {
       const messages = (await api('GET', `/agents/${agentId}/messages?limit=100&order=asc`)).body as Array<{ message_type: string; content: unknown }>;

@@ -64,7 +64,9 @@ async function main(): Promise<void> {
     await telemetry.shutdown();
     await db.destroy();
   });
-  await app.listen({ port: config.port, host: config.host });
+  const address = await app.listen({ port: config.port, host: config.host });
+  // Whatever the log level: with PORT=0 this is how whoever started it learns the port.
+  console.log(`[engram] API listening on ${address}`);
 }
 
 main().catch((error: unknown) => {

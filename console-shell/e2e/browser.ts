@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { profiled } from '@engram/testing/profile/spans';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -15,7 +16,7 @@ export const PHONE = { width: 390, height: 844 };
 
 /** Debian's chromium (`apt-get install -y chromium`), headless. */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
+  return profiled('chromium launch', () => chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: [
       '--headless',
@@ -26,7 +27,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
       '--no-first-run',
     ],
-  });
+  }));
 }
 
 /** Saves `<name>-desktop.png` (1440×900) and `<name>-phone.png` (390×844), and leaves the page at desktop size. */

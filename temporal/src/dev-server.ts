@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdirSync, openSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, openSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -135,7 +135,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     await waitForTemporal(address, options.startTimeoutMs ?? 60_000, exited);
   } catch (error) {
     await stop();
-    throw error;
+    // Why it did not start (a port taken meanwhile, say) is in its log.
+    const logTail = options.logFile ? readFileSync(options.logFile, 'utf8').split('\n').slice(-20).join('\n') : '';
+    throw logTail ? new Error(`${(error as Error).message}\nthe server's last log lines:\n${logTail}`) : error;
   }
   return { address, process: child, stop };
 }

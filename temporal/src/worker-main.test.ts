@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, startWorkerProcess, type ManagedProcess, type TestStack } from '@engram/testing';
+import { startTestStack, startWorkerProcess, type ManagedProcess, type TestStack, until } from '@engram/testing';
 
 let stack: TestStack;
 let worker: ManagedProcess | undefined;
@@ -24,8 +24,7 @@ describe('the worker process at start', () => {
       workflowExecutionTimeout: '120 seconds',
     });
     expect(checked).toMatchObject({ serverVersion: expect.any(String) });
-    const deadline = Date.now() + 10_000;
-    while (sandboxLines(worker.output()).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => sandboxLines(worker!.output()).length > 0, { what: 'the sandbox line' });
     expect(sandboxLines(worker.output())).toEqual([
       expect.stringMatching(/^\S+Z \[INFO\] Local tools run in the bubblewrap sandbox: own namespaces, as uid 65534, no network unless a sandbox config allows it, and then only through the egress policy$/),
     ]);

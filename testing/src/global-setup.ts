@@ -12,7 +12,7 @@ import {
   resolvePostgresServer,
 } from '@engram/db';
 import { buildWorkflowBundle, ensureTemporalCli, startDevServer } from '@engram/temporal';
-import { freePort } from './ports.js';
+import { startOnReservedPorts } from './ports.js';
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -41,11 +41,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await migrateToLatest(db);
   await db.destroy();
 
-  const temporal = await startDevServer({
-    cliPath: ensureTemporalCli({ log: (line) => console.log(line) }),
-    port: await freePort(),
-    logFile: path.join(scratch, 'temporal.log'),
-  });
+  const cliPath = ensureTemporalCli({ log: (line) => console.log(line) });
+  // The dev server hands its frontend port to its own services: it is told one rather than taking port 0.
+  const temporal = await startOnReservedPorts(1, ([port]) => startDevServer({ cliPath, port: port!, logFile: path.join(scratch, 'temporal.log') }));
 
   const workflowBundlePath = path.join(scratch, 'workflow-bundle.js');
   writeFileSync(workflowBundlePath, (await buildWorkflowBundle()).code);

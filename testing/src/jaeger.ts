@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defaultCliCacheDir } from '@engram/temporal';
 import { buildGoTools, isExecutable } from './go-tools.js';
-import { freePort } from './ports.js';
+import { startOnReservedPorts } from './ports.js';
 
 /**
  * Jaeger, the OTLP collector the export tests send to. `go install …@v1.76.0` refuses it (its module has replace
@@ -33,8 +33,12 @@ export type JaegerCollector = {
 };
 
 /** All-in-one Jaeger with in-memory storage on loopback ports of its own; it is ready when the query API answers. */
-export async function startJaeger(binary: string, options: { startTimeoutMs?: number } = {}): Promise<JaegerCollector> {
-  const [otlpPort, queryPort, queryGrpcPort] = [await freePort(), await freePort(), await freePort()];
+export function startJaeger(binary: string, options: { startTimeoutMs?: number } = {}): Promise<JaegerCollector> {
+  // Its ports are written into its configuration, so they are chosen before it starts.
+  return startOnReservedPorts(3, (ports) => launchJaeger(binary, ports, options.startTimeoutMs ?? 30_000));
+}
+
+async function launchJaeger(binary: string, [otlpPort, queryPort, queryGrpcPort]: number[], startTimeoutMs: number): Promise<JaegerCollector> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'engram-jaeger-'));
   const config = path.join(dir, 'jaeger.yaml');
   writeFileSync(
@@ -75,24 +79,26 @@ exporters:
     trace_storage: memory_store
 `,
   );
-  const log = openSync(path.join(dir, 'jaeger.log'), 'a');
+  const logFile = path.join(dir, 'jaeger.log');
+  const log = openSync(logFile, 'a');
   const child = spawn(binary, ['--config', config], { stdio: ['ignore', log, log] });
   const queryUrl = `http://127.0.0.1:${queryPort}`;
   const stop = async () => {
-    if (child.exitCode === null) {
+    if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
     }
     rmSync(dir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
+  const deadline = Date.now() + startTimeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
     const ready = await fetch(`${queryUrl}/api/services`).then((response) => response.ok, () => false);
     if (ready) return { otlpEndpoint: `http://127.0.0.1:${otlpPort}`, queryUrl, process: child, stop };
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  child.kill('SIGTERM');
-  throw new Error(`Jaeger did not start (its log: ${path.join(dir, 'jaeger.log')})`);
+  const logTail = readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n');
+  await stop();
+  throw new Error(`Jaeger did not start; its last log lines:\n${logTail}`);
 }

@@ -19,6 +19,7 @@ import {
   type BaseProvider,
 } from '@engram/api';
 import type { CreatedTenant } from '@engram/api';
+import { profiled } from './profile/spans.js';
 
 export type TestStack = {
   baseUrl: string;
@@ -64,7 +65,11 @@ export type TestStackOptions = {
  * The real platform for one test file: the API listening on loopback, a Temporal client and a worker
  * on a task queue of its own, against the run's PostgreSQL database and Temporal dev server.
  */
-export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
+export function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
+  return profiled('stack start', () => startStack(options));
+}
+
+async function startStack(options: TestStackOptions): Promise<TestStack> {
   const db = createDatabase({ url: inject('databaseUrl'), pool: { max: 5 } });
   const temporalAddress = options.temporalAddress ?? inject('temporalAddress');
   const telemetry = options.telemetry
@@ -104,25 +109,25 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     cloudAccessCodes: apiConfig.cloudAccessCodes,
     payments,
   });
-  const app = await buildApp({
+  const app = await profiled('stack: build api', () => buildApp({
     config: { ...apiConfig, port: 0, logLevel: 'silent', streamPingIntervalMs: options.pingIntervalMs ?? 20_000 },
     services,
     logger: false,
     tracer: telemetry?.tracer,
-  });
+  }));
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
 
   let worker: EngramWorker | undefined;
   let workerRun: Promise<void> | undefined;
   if (options.inProcessWorker ?? true) {
-    worker = await createWorker({
+    worker = await profiled('stack: create worker', () => createWorker({
       address: temporalAddress,
       namespace: 'default',
       taskQueue,
       workflowBundlePath: inject('workflowBundlePath'),
       activityDeps: { db, baseProviders, secrets, payments, egress },
       telemetry,
-    });
+    }));
     workerRun = worker.worker.run();
   }
 
@@ -150,7 +155,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       ...Object.fromEntries(baseProviders.filter((provider) => provider.providerType === 'openai').flatMap((provider) => [['OPENAI_API_KEY', provider.apiKey ?? 'test'], ['OPENAI_BASE_URL', provider.baseUrl]])),
     },
     createTenant,
-    async stop() {
+    stop: () => profiled('stack stop', async () => {
       await app.close();
       if (worker && workerRun) {
         worker.worker.shutdown();
@@ -161,6 +166,6 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
       await temporal.connection.close();
       await telemetry?.shutdown();
       await db.destroy();
-    },
+    }),
   };
 }

@@ -2,7 +2,6 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { defaultCliCacheDir } from '@engram/temporal';
-import { freePort } from './ports.js';
 
 /** Stripe's own API emulator; the payment tests send Engram's Stripe calls to it. */
 export const STRIPE_MOCK_MODULE = 'github.com/stripe/stripe-mock@v0.203.0';
@@ -47,13 +46,12 @@ export type StripeMock = {
   stop(): Promise<void>;
 };
 
-/** stripe-mock on a free loopback port; ready when it answers an authenticated request. */
+/** stripe-mock on loopback ports the system gives it (it prints which: the HTTP one is used); ready when it answers an authenticated request. */
 export async function startStripeMock(binary: string, options: { startTimeoutMs?: number } = {}): Promise<StripeMock> {
-  const [httpPort, httpsPort] = [await freePort(), await freePort()];
-  const child = spawn(binary, ['-http-port', String(httpPort), '-https-port', String(httpsPort)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(binary, ['-http-addr', '127.0.0.1:0', '-https-addr', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const url = `http://127.0.0.1:${httpPort}`;
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -62,8 +60,10 @@ export async function startStripeMock(binary: string, options: { startTimeoutMs?
   };
   const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
   while (Date.now() < deadline && child.exitCode === null) {
-    const ready = await fetch(`${url}/v1/balance`, { headers: { authorization: 'Bearer sk_test_123' } }).then((response) => response.ok, () => false);
-    if (ready) return { url, process: child, stop };
+    const address = /Listening for HTTP at address: (127\.0\.0\.1:\d+)/.exec(output)?.[1];
+    const url = address && `http://${address}`;
+    const ready = url && (await fetch(`${url}/v1/balance`, { headers: { authorization: 'Bearer sk_test_123' } }).then((response) => response.ok, () => false));
+    if (url && ready) return { url, process: child, stop };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await stop();

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createDatabaseIfMissing, dropDatabase } from '@engram/db';
 import { defaultCliCacheDir, SEARCH_ATTRIBUTES, TEMPORAL_CLI_MODULE, waitForTemporal } from '@engram/temporal';
 import { buildGoTools, isExecutable } from './go-tools.js';
-import { freePort, freePortInRange } from './ports.js';
+import { reservePortInRange, startOnReservedPorts } from './ports.js';
 
 /**
  * The Temporal server as a cluster runs it: `go.temporal.io/server` with PostgreSQL persistence, the shape of a
@@ -112,7 +112,6 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
     }
   }
 
-  const frontend = await freePort();
   const datastore = (databaseName: string, maxConns: number) => ({
     sql: {
       pluginName: 'postgres12',
@@ -127,69 +126,87 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
   });
   /** A service's gRPC and membership (ringpop) ports, on loopback; membership ports go into a smallint column. */
   const rpc = async (grpcPort: number, extra: Record<string, unknown> = {}) => ({
-    rpc: { grpcPort, membershipPort: await freePortInRange(20_000, 32_000), bindOnLocalHost: true, ...extra },
+    rpc: { grpcPort, membershipPort: await reservePortInRange(20_000, 32_000), bindOnLocalHost: true, ...extra },
   });
-  const root = mkdtempSync(path.join(os.tmpdir(), 'engram-temporal-cluster-'));
-  mkdirSync(path.join(root, 'config'));
-  // YAML is a superset of JSON: the server reads these files as written.
-  const config = {
-    log: { stdout: true, level: 'warn', format: 'json' },
-    persistence: {
-      defaultStore: 'default',
-      visibilityStore: 'visibility',
-      numHistoryShards: 4,
-      datastores: { default: datastore(databases.default, 10), visibility: datastore(databases.visibility, 4) },
-    },
-    global: { membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' } },
-    services: {
-      frontend: await rpc(frontend, { httpPort: await freePort() }),
-      history: await rpc(await freePort()),
-      matching: await rpc(await freePort()),
-      worker: await rpc(await freePort()),
-    },
-    clusterMetadata: {
-      enableGlobalNamespace: false,
-      failoverVersionIncrement: 10,
-      masterClusterName: 'active',
-      currentClusterName: 'active',
-      clusterInformation: { active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: `127.0.0.1:${frontend}` } },
-    },
-    dcRedirectionPolicy: { policy: 'noop' },
-    dynamicConfigClient: { filepath: path.join(root, 'config', 'dynamic-config.yaml'), pollInterval: '10s' },
-  };
-  const dynamicConfig = Object.fromEntries(Object.entries(CLUSTER_DYNAMIC_CONFIG).map(([key, value]) => [key, [{ value }]]));
-  writeFileSync(path.join(root, 'config', 'development.yaml'), JSON.stringify(config, null, 2), { mode: 0o600 });
-  writeFileSync(path.join(root, 'config', 'dynamic-config.yaml'), JSON.stringify(dynamicConfig, null, 2));
 
-  const logFile = path.join(root, 'temporal-server.log');
-  const out = openSync(logFile, 'a');
-  const child = spawn(options.binaries.server, ['--root', root, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'], {
-    stdio: ['ignore', out, out],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const address = `127.0.0.1:${frontend}`;
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(killer);
+  /** The server on the ports it is given (it hands them to its services, so they are chosen up front). */
+  const launch = async ([frontend, frontendHttp, history, matching, worker]: number[]): Promise<TemporalCluster> => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'engram-temporal-cluster-'));
+    mkdirSync(path.join(root, 'config'));
+    // YAML is a superset of JSON: the server reads these files as written.
+    const config = {
+      log: { stdout: true, level: 'warn', format: 'json' },
+      persistence: {
+        defaultStore: 'default',
+        visibilityStore: 'visibility',
+        numHistoryShards: 4,
+        datastores: { default: datastore(databases.default, 10), visibility: datastore(databases.visibility, 4) },
+      },
+      global: { membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' } },
+      services: {
+        frontend: await rpc(frontend!, { httpPort: frontendHttp }),
+        history: await rpc(history!),
+        matching: await rpc(matching!),
+        worker: await rpc(worker!),
+      },
+      clusterMetadata: {
+        enableGlobalNamespace: false,
+        failoverVersionIncrement: 10,
+        masterClusterName: 'active',
+        currentClusterName: 'active',
+        clusterInformation: { active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: `127.0.0.1:${frontend}` } },
+      },
+      dcRedirectionPolicy: { policy: 'noop' },
+      dynamicConfigClient: { filepath: path.join(root, 'config', 'dynamic-config.yaml'), pollInterval: '10s' },
+    };
+    const dynamicConfig = Object.fromEntries(Object.entries(CLUSTER_DYNAMIC_CONFIG).map(([key, value]) => [key, [{ value }]]));
+    writeFileSync(path.join(root, 'config', 'development.yaml'), JSON.stringify(config, null, 2), { mode: 0o600 });
+    writeFileSync(path.join(root, 'config', 'dynamic-config.yaml'), JSON.stringify(dynamicConfig, null, 2));
+
+    const logFile = path.join(root, 'temporal-server.log');
+    const out = openSync(logFile, 'a');
+    const child = spawn(options.binaries.server, ['--root', root, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start'], {
+      stdio: ['ignore', out, out],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const address = `127.0.0.1:${frontend}`;
+    const stopServer = async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        await exited;
+        clearTimeout(killer);
+      }
+      rmSync(root, { recursive: true, force: true });
+    };
+    try {
+      const deadline = Date.now() + (options.startTimeoutMs ?? 120_000);
+      await waitForTemporal(address, deadline - Date.now(), exited);
+      const cli = (...args: string[]) => () => run(options.cliPath, ['operator', ...args, '--address', address]);
+      // The frontend answers before the other services have joined it; until they have, the CLI gets "not enough hosts".
+      await retryUntil(`registering namespace ${namespace}`, cli('namespace', 'create', '--namespace', namespace, '--retention', '24h'), deadline);
+      const attributes = CLUSTER_SEARCH_ATTRIBUTES.flatMap(({ name, type }) => ['--name', name, '--type', type]);
+      await retryUntil('registering the search attributes', cli('search-attribute', 'create', '--namespace', namespace, ...attributes), deadline);
+    } catch (error) {
+      const logTail = readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n');
+      await stopServer();
+      throw new Error(`${(error as Error).message}\nthe server's last log lines:\n${logTail}`);
     }
-    await dropDatabases();
-    rmSync(root, { recursive: true, force: true });
+    return {
+      address,
+      namespace,
+      process: child,
+      stop: async () => {
+        await stopServer();
+        await dropDatabases();
+      },
+    };
   };
+
   try {
-    const deadline = Date.now() + (options.startTimeoutMs ?? 120_000);
-    await waitForTemporal(address, deadline - Date.now(), exited);
-    const cli = (...args: string[]) => () => run(options.cliPath, ['operator', ...args, '--address', address]);
-    // The frontend answers before the other services have joined it; until they have, the CLI gets "not enough hosts".
-    await retryUntil(`registering namespace ${namespace}`, cli('namespace', 'create', '--namespace', namespace, '--retention', '24h'), deadline);
-    const attributes = CLUSTER_SEARCH_ATTRIBUTES.flatMap(({ name, type }) => ['--name', name, '--type', type]);
-    await retryUntil('registering the search attributes', cli('search-attribute', 'create', '--namespace', namespace, ...attributes), deadline);
+    return await startOnReservedPorts(5, launch);
   } catch (error) {
-    const logTail = readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n');
-    await stop();
-    throw new Error(`${(error as Error).message}\nthe server's last log lines:\n${logTail}`);
+    await dropDatabases();
+    throw error;
   }
-  return { address, namespace, process: child, stop };
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { CreditTransaction, InferenceModel } from '@engram/db';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack, until } from '@engram/testing';
 import { ensureConsoleBuilt } from '../../../scripts/console-build.js';
 import { artifactsDir, DESKTOP, launchChromium, screenshots } from '../../../console-shell/e2e/browser.js';
 
@@ -75,17 +75,17 @@ type TraceSummary = { trace_id: string; run_id: string | null; agent_steps: numb
  * The workflow's spans reach the store when each run's workflow completes, a moment after its answer: wait until
  * the console API sees every run's trace with all its steps.
  */
-async function settledTraces(owner: Account, runIds: string[], steps: number): Promise<TraceSummary[]> {
+function settledTraces(owner: Account, runIds: string[], steps: number): Promise<TraceSummary[]> {
   const now = Math.ceil(Date.now() / 1000) + 60;
-  for (let tries = 0; tries < 150; tries++) {
+  const ours = async () => {
     await stack.telemetry?.forceFlush();
     const response = await owner.context.request.post('/api/observability/traces', { data: { startTimeUnix: now - 3600, endTimeUnix: now } });
     const { traces } = (await response.json()) as { traces: TraceSummary[] };
-    const ours = traces.filter((trace) => trace.run_id !== null && runIds.includes(trace.run_id));
-    if (ours.length === runIds.length && ours.reduce((sum, trace) => sum + trace.agent_steps, 0) === steps) return ours;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('the traces of the runs never settled');
+    return traces.filter((trace) => trace.run_id !== null && runIds.includes(trace.run_id));
+  };
+  return until(ours, (found) => found.length === runIds.length && found.reduce((sum, trace) => sum + trace.agent_steps, 0) === steps, {
+    what: 'the traces of the runs settled',
+  });
 }
 
 beforeAll(async () => {

@@ -52,6 +52,20 @@ describe('the passage store', () => {
     expect(await PassageVector.query(db).where({ passageId: first!.id }).resultSize()).toBe(1);
   });
 
+  it('writes inside a transaction that holds every connection of the pool', async () => {
+    // A write asks nothing of the pool: with as many writes at once as connections, one that did would wait forever.
+    const oneConnection = createDatabase({ url: inject('databaseUrl'), pool: { max: 1 } });
+    try {
+      const embedder = createEmbedder({ db: oneConnection, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')), egress: loopbackEgress() });
+      const freshStore = createPassageStore({ db: oneConnection, embedder });
+      const prepared = await freshStore.prepare({ organizationId, archive, passages: [{ text: 'written on the only connection' }] });
+      const [stored] = await oneConnection.transaction((trx) => freshStore.write(trx, prepared));
+      expect(stored?.text).toBe('written on the only connection');
+    } finally {
+      await oneConnection.destroy();
+    }
+  });
+
   it('ranks by words in fts mode, by meaning in vector mode, and fuses both in hybrid mode', async () => {
     const fts = await search('lemon cake', { mode: 'fts' });
     expect(fts.map((item) => item.passage.text)).toEqual([TEXTS[0], TEXTS[1]]);

@@ -62,6 +62,8 @@ export type PreparedFileChunks = {
   organizationId: string;
   file: FileTarget;
   rows: PreparedPassages['rows'];
+  /** Whether `passage_vectors` has pgvector's column, asked while preparing (see `PreparedPassages`). */
+  pgvector: boolean;
 };
 
 /**
@@ -84,6 +86,12 @@ export type PreparedPassages = {
   organizationId: string;
   archive: ArchiveRef;
   rows: Array<{ passage: Partial<Passage> & { id: string; createdAt: Date }; vector: Float32Array; signature: string }>;
+  /**
+   * Whether `passage_vectors` has pgvector's column, asked while preparing, on the pool: writing happens in the
+   * caller's transaction, which holds a connection, and asking from there would take a second one (with as many
+   * writes at once as the pool has connections, every one of them waits for a connection none will give back).
+   */
+  pgvector: boolean;
 };
 
 /** Every column but the generated `fts`, which no reader needs. */
@@ -301,8 +309,11 @@ export function createPassageStore(deps: PassageStoreDeps) {
   }
 
   /** Inserts passages and their vector rows; ids already present are left as they are. */
-  async function insertRows(trx: Knex, organizationId: string, rows: PreparedPassages['rows'], owner: { archiveId: string | null; sourceId: string | null }): Promise<void> {
-    const pgvector = await hasPgvector();
+  async function insertRows(
+    trx: Knex,
+    { organizationId, rows, pgvector }: Pick<PreparedPassages, 'organizationId' | 'rows' | 'pgvector'>,
+    owner: { archiveId: string | null; sourceId: string | null },
+  ): Promise<void> {
     await Passage.query(trx)
       .insert(rows.map((row) => row.passage) as Passage[])
       .onConflict('id')
@@ -358,13 +369,13 @@ export function createPassageStore(deps: PassageStoreDeps) {
           signature,
         };
       });
-      return { organizationId: input.organizationId, archive: input.archive, rows };
+      return { organizationId: input.organizationId, archive: input.archive, rows, pgvector: await hasPgvector() };
     },
 
     /** Writes prepared passages; ids already present are left as they are. Returns the stored rows, in input order. */
     async write(trx: Knex, prepared: PreparedPassages): Promise<Passage[]> {
       if (prepared.rows.length === 0) return [];
-      await insertRows(trx, prepared.organizationId, prepared.rows, { archiveId: prepared.archive.id, sourceId: null });
+      await insertRows(trx, prepared, { archiveId: prepared.archive.id, sourceId: null });
       const ids = prepared.rows.map((row) => row.passage.id);
       const stored = await Passage.query(trx).forOrg(prepared.organizationId).whereIn('passages.id', ids).select(PASSAGE_COLUMNS);
       const byId = new Map(stored.map((passage) => [passage.id, passage]));
@@ -428,13 +439,13 @@ export function createPassageStore(deps: PassageStoreDeps) {
           signature,
         };
       });
-      return { organizationId: input.organizationId, file: input.file, rows };
+      return { organizationId: input.organizationId, file: input.file, rows, pgvector: await hasPgvector() };
     },
 
     /** Writes a file's prepared chunks; chunks already written (a retried batch) are left as they are. */
     async writeFileChunks(trx: Knex, prepared: PreparedFileChunks): Promise<void> {
       if (prepared.rows.length === 0) return;
-      await insertRows(trx, prepared.organizationId, prepared.rows, { archiveId: null, sourceId: prepared.file.sourceId });
+      await insertRows(trx, prepared, { archiveId: null, sourceId: prepared.file.sourceId });
     },
 
     /**

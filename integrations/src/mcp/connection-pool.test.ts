@@ -1,7 +1,6 @@
 import net from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { FIXTURE_STDIO_COMMAND, startFixtureHttpServer, type FixtureHttpServer } from '@engram/testing/mcp-fixture/index';
-import { freePort } from '@engram/testing';
 import { createMcpConnectionPool, type McpServerTarget } from './connection-pool.js';
 import { McpServerError } from './errors.js';
 import type { McpTransportConfig } from './transport-config.js';
@@ -133,9 +132,9 @@ describe('a restart the client did not notice', () => {
 
 describe('MCP connection timeouts', () => {
   it('gives up on a server that accepts the connection but never answers', async () => {
-    const port = await freePort();
     const silent = net.createServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(port, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as net.AddressInfo;
     try {
       const quick = createMcpConnectionPool({ timeouts: { connectMs: 500 } });
       const started = Date.now();

@@ -3,6 +3,7 @@ import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { createDatabase, Trace, TraceSpan, type Database } from '@engram/db';
 import { ensureJaeger, startJaeger, type JaegerCollector } from '@engram/testing/jaeger';
 import { createTelemetry, type Telemetry } from './telemetry.js';
+import { until } from '@engram/testing';
 
 let jaeger: JaegerCollector;
 let db: Database;
@@ -12,17 +13,13 @@ type JaegerSpan = { traceID: string; spanID: string; operationName: string; refe
 type JaegerTrace = { traceID: string; spans: JaegerSpan[]; processes: Record<string, { serviceName: string }> };
 
 /** Jaeger indexes what it receives within a moment; the query API is read until the whole trace is there. */
-async function jaegerTrace(traceId: string, spanCount: number): Promise<JaegerTrace> {
-  for (let tries = 0; tries < 60; tries++) {
+function jaegerTrace(traceId: string, spanCount: number): Promise<JaegerTrace> {
+  const whole = async () => {
     const response = await fetch(`${jaeger.queryUrl}/api/traces/${traceId}`);
-    if (response.ok) {
-      const body = (await response.json()) as { data: JaegerTrace[] };
-      const found = body.data[0];
-      if (found && found.spans.length >= spanCount) return found;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`Jaeger never showed trace ${traceId}`);
+    const found = response.ok ? ((await response.json()) as { data: JaegerTrace[] }).data[0] : undefined;
+    return found && found.spans.length >= spanCount ? found : undefined;
+  };
+  return until(whole, { what: `trace ${traceId} whole in Jaeger` });
 }
 
 beforeAll(async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -9,8 +10,9 @@ import { createFixtureMcpServer } from './server.js';
 
 /**
  * The fixture over HTTP, in a process of its own so tests can kill it:
- * `node --import tsx testing/src/mcp-fixture/http.ts --transport streamable_http|sse --port N
- *  [--require-header "Name: value"] [--oauth] [--no-event-stream]`. Streamable HTTP is served at
+ * `node --import tsx testing/src/mcp-fixture/http.ts --transport streamable_http|sse [--port N]
+ *  [--require-header "Name: value"] [--oauth] [--no-event-stream]`; without `--port` it takes a port the system
+ * gives it, and says which on its first line (`listening on http://127.0.0.1:<port>`). Streamable HTTP is served at
  * `/mcp` (with sessions, so a restarted server really forgets them), SSE at `/sse` with messages
  * posted to `/messages`.
  */
@@ -25,11 +27,11 @@ const { values } = parseArgs({
 });
 const transportKind = values.transport;
 if (transportKind !== 'sse' && transportKind !== 'streamable_http') throw new Error('--transport must be sse or streamable_http');
-const port = Number(values.port);
-const baseUrl = `http://127.0.0.1:${port}`;
 const resourcePath = transportKind === 'sse' ? '/sse' : '/mcp';
 const [requiredName, ...requiredValue] = (values['require-header'] ?? '').split(':');
-const oauth = values.oauth ? createFixtureOAuth(baseUrl, resourcePath) : undefined;
+/** Known once the server listens: the OAuth metadata names it. */
+let baseUrl = '';
+let oauth: ReturnType<typeof createFixtureOAuth> | undefined;
 
 const streamable = new Map<string, StreamableHTTPServerTransport>();
 const sse = new Map<string, SSEServerTransport>();
@@ -102,4 +104,8 @@ const server = createServer((req, res) => {
     res.end(String(error));
   });
 });
-server.listen(port, '127.0.0.1', () => console.log(`mcp fixture (${transportKind}) listening on ${baseUrl}`));
+server.listen(Number(values.port ?? 0), '127.0.0.1', () => {
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  if (values.oauth) oauth = createFixtureOAuth(baseUrl, resourcePath);
+  console.log(`mcp fixture (${transportKind}) listening on ${baseUrl}`);
+});

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../ports.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const STDIO_ENTRY = fileURLToPath(new URL('./stdio.ts', import.meta.url));
@@ -33,21 +32,32 @@ export type FixtureHttpServer = {
   stop(): Promise<void>;
 };
 
-async function waitForPort(port: number, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`MCP fixture exited:\n${output()}`);
-    if (output().includes('listening on')) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`MCP fixture did not listen on ${port}:\n${output()}`);
+/** Resolves with the port the fixture reports once it listens; rejects with its output when it exits first. */
+function listeningPort(child: ChildProcess, output: () => string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`MCP fixture did not listen within 60 s:\n${output()}`)), 60_000);
+    const onData = () => {
+      const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output())?.[1];
+      if (port) done(() => resolve(Number(port)));
+    };
+    const onExit = () => fail(new Error(`MCP fixture exited:\n${output()}`));
+    const done = (settle: () => void) => {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.off('exit', onExit);
+      settle();
+    };
+    const fail = (error: Error) => done(() => reject(error));
+    child.stdout?.on('data', onData);
+    child.once('exit', onExit);
+  });
 }
 
-/** Starts the HTTP fixture in a process of its own on a free loopback port. */
+/** Starts the HTTP fixture in a process of its own, on a loopback port the system gives it. */
 export async function startFixtureHttpServer(options: FixtureHttpOptions): Promise<FixtureHttpServer> {
-  let port = await freePort();
-  const argsFor = (listenOn: number) => {
-    const args = ['--import', 'tsx', HTTP_ENTRY, '--transport', options.transport, '--port', String(listenOn)];
+  const argsFor = (port: number | undefined) => {
+    const args = ['--import', 'tsx', HTTP_ENTRY, '--transport', options.transport];
+    if (port !== undefined) args.push('--port', String(port));
     if (options.requireHeader) args.push('--require-header', `${options.requireHeader.name}: ${options.requireHeader.value}`);
     if (options.oauth) args.push('--oauth');
     if (options.noEventStream) args.push('--no-event-stream');
@@ -55,12 +65,12 @@ export async function startFixtureHttpServer(options: FixtureHttpOptions): Promi
   };
   let child: ChildProcess;
 
-  const start = async () => {
+  const start = async (port: number | undefined) => {
     let output = '';
     child = spawn(process.execPath, argsFor(port), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await waitForPort(port, child, () => output);
+    return listeningPort(child, () => output);
   };
   const signal = async (name: NodeJS.Signals) => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -69,21 +79,28 @@ export async function startFixtureHttpServer(options: FixtureHttpOptions): Promi
     await exited;
   };
 
-  // Another process can take the free port before the fixture binds it; the fixture then starts on another one.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await start();
-      break;
-    } catch (error) {
-      if (attempt >= 5 || !String(error).includes('EADDRINUSE')) throw error;
-      port = await freePort();
+  const port = await start(undefined);
+  /**
+   * A restart must listen on the port its clients know, so it names it; while the fixture was down another
+   * process may have been given that port (an outgoing connection's, most likely, which goes soon), so a start
+   * that finds it taken tries again for a while.
+   */
+  const restart = async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await start(port);
+        return;
+      } catch (error) {
+        if (attempt >= 20 || !String(error).includes('EADDRINUSE')) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
     }
-  }
+  };
   return {
     url: `http://127.0.0.1:${port}${options.transport === 'sse' ? '/sse' : '/mcp'}`,
     port,
     kill: () => signal('SIGKILL'),
-    restart: start,
+    restart,
     stop: () => signal('SIGTERM'),
   };
 }

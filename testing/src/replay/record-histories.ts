@@ -6,6 +6,7 @@ import { toFile } from '@letta-ai/letta-client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Run } from '@engram/db';
 import { startAgentTestContext } from '../agent-test-context.js';
+import { until } from '../until.js';
 
 /*
  * Records the Temporal histories that workflows/src/replay.test.ts replays against the current workflow bundle.
@@ -45,14 +46,6 @@ async function runsOf(agentId: string): Promise<string[]> {
 
 async function newAgent(extra: Record<string, unknown> = {}) {
   return client.agents.create({ model: 'openai/gpt-4o-mini', ...extra } as Parameters<typeof client.agents.create>[0]);
-}
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('record workflow histories', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Message, Run } from '@engram/db';
-import { crashTestProcesses, freePort, readSse, startScriptedModelServer, startTestStack, until, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { crashTestProcesses, readSse, startScriptedModelServer, startTestStack, until, type ScriptedModelServer, type TestStack } from '@engram/testing';
 import { createAgent as createAgentAt } from '@engram/testing/factories/index';
 
 let stack: TestStack;
@@ -36,9 +36,7 @@ async function readFrames(response: Response, frames: Frame[], stopAfter?: (fram
 
 describe('a run survives the death of its processes', () => {
   it('completes after the worker is killed during a slow model call, each message once, the stream whole', async () => {
-    const port = await freePort();
-    await api(port);
-    const baseUrl = `http://127.0.0.1:${port}`;
+    const { baseUrl } = await api();
     const firstWorker = worker();
     const agentId = await createAgent(baseUrl);
     model.enqueue(
@@ -74,9 +72,7 @@ describe('a run survives the death of its processes', () => {
   it('streams the tokens of a model call whose worker died mid-stream once, not again from the retry', async () => {
     // The model call must run on the worker this test kills: no worker of an earlier test may take it.
     await killAll();
-    const port = await freePort();
-    await api(port);
-    const baseUrl = `http://127.0.0.1:${port}`;
+    const { baseUrl } = await api();
     const firstWorker = worker();
     const agentId = await createAgent(baseUrl);
     const answer = 'Tokens arrive one by one and none of them twice.';
@@ -104,9 +100,8 @@ describe('a run survives the death of its processes', () => {
   }, 120_000);
 
   it('lets a client resume with starting_after when the API process restarts mid-stream', async () => {
-    const port = await freePort();
-    const firstApi = await api(port);
-    const baseUrl = `http://127.0.0.1:${port}`;
+    const firstApi = await api();
+    const { baseUrl } = firstApi;
     worker();
     const agentId = await createAgent(baseUrl);
     model.enqueue(
@@ -123,7 +118,8 @@ describe('a run survives the death of its processes', () => {
     await readFrames(stream, before, (frame) => frame.message_type === 'tool_return_message').catch(() => false);
     const runId = before[0]?.run_id as string;
     await firstApi.kill();
-    await api(port);
+    // The client resumes at the address it knows: the successor listens on the same port.
+    await api(firstApi.port);
 
     const lastSeen = before.at(-1)?.seq_id ?? 0;
     const resumed = await fetch(`${baseUrl}/v1/runs/${runId}/stream`, {

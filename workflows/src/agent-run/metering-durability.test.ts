@@ -43,7 +43,7 @@ describe('metering survives the death of the worker mid-step', () => {
     await until(async () => (await steps().where({ runId })).length === 1);
     await firstWorker.kill();
     worker();
-    await until(async () => (await Run.query(stack.db).forOrg(organizationId).findById(runId))?.status === 'completed', 120_000);
+    await until(async () => (await Run.query(stack.db).forOrg(organizationId).findById(runId))?.status === 'completed', { timeoutMs: 120_000 });
 
     const stored = await steps().where({ runId });
     expect(stored).toHaveLength(2);

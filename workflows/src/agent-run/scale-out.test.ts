@@ -2,7 +2,6 @@ import { temporal } from '@temporalio/proto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureTemporalCli } from '@engram/temporal';
 import {
-  freePort,
   readSse,
   startApiProcess,
   startScriptedModelServer,
@@ -11,6 +10,7 @@ import {
   type ManagedProcess,
   type ScriptedModelServer,
   type TestStack,
+  until,
 } from '@engram/testing';
 import { ensureTemporalServer, startTemporalCluster, type TemporalCluster } from '@engram/testing/temporal-cluster';
 
@@ -46,14 +46,14 @@ async function untilPolling(pids: number[]): Promise<void> {
       taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
     });
     const polling = new Set((pollers ?? []).map((poller) => pidOfIdentity(poller.identity)));
-    return pids.every((pid) => polling.has(pid)) ? true : undefined;
-  }, 120_000);
+    return pids.every((pid) => polling.has(pid));
+  }, { timeoutMs: 120_000, what: `workers ${pids.join(', ')} polling` });
 }
 
 async function startApi(): Promise<string> {
-  const port = await freePort();
-  processes.push(await startApiProcess(stack.workerEnv, port, 120_000));
-  return `http://127.0.0.1:${port}`;
+  const api = await startApiProcess(stack.workerEnv, 0, 120_000);
+  processes.push(api);
+  return api.baseUrl;
 }
 
 beforeAll(async () => {
@@ -77,16 +77,6 @@ afterAll(async () => {
   await model?.close();
   await cluster?.stop();
 });
-
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 async function call(baseUrl: string, method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
   const response = await fetch(`${baseUrl}/v1${route}`, {
@@ -147,7 +137,7 @@ describe('two API processes and two workers on a Temporal cluster with PostgreSQ
     const runId = started.body.id as string;
     const handle = stack.temporal.workflow.getHandle(runId);
     // The slow answer is being awaited: the worker that holds the model call has sent it.
-    await until(() => (model.requests.length === 1 ? true : undefined));
+    await until(() => model.requests.length === 1);
     const holder = await until(async () => {
       // The run's workflow schedules its step once it has begun: until then there is nothing pending.
       const described = await handle.describe().catch(() => undefined);
@@ -163,7 +153,7 @@ describe('two API processes and two workers on a Temporal cluster with PostgreSQ
     const run = await until(async () => {
       const current = (await call(apiB, 'GET', `/runs/${runId}`)).body;
       return current.status === 'created' || current.status === 'running' ? undefined : current;
-    }, 150_000);
+    }, { timeoutMs: 150_000 });
     expect(run).toMatchObject({ status: 'completed', stop_reason: 'end_turn' });
     const history = await handle.fetchHistory();
     const modelCallsStarted = (history.events ?? []).flatMap((event) => (event.activityTaskStartedEventAttributes ? [event.activityTaskStartedEventAttributes.identity] : []));

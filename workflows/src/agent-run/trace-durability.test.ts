@@ -41,7 +41,7 @@ describe('the trace of a run whose worker dies mid-step', () => {
     await until(async () => (await Step.query(stack.db).forOrg(organizationId).where({ runId })).length === 1 && model.requests.length >= 2);
     await firstWorker.kill();
     worker();
-    await until(async () => (await Run.query(stack.db).forOrg(organizationId).findById(runId))?.status === 'completed', 120_000);
+    await until(async () => (await Run.query(stack.db).forOrg(organizationId).findById(runId))?.status === 'completed', { timeoutMs: 120_000 });
 
     // The second worker exports in batches; the trace is whole once the retried call and the run's span are stored.
     const traces = () => Trace.query(stack.db).forOrg(organizationId).where({ runId });
@@ -50,7 +50,7 @@ describe('the trace of a run whose worker dies mid-step', () => {
       await stack.telemetry?.forceFlush();
       const spans = await spansOfRun();
       return spans.some((span) => span.attributes[ENGRAM.retried] === true) && spans.some((span) => span.name === 'invoke_agent');
-    }, 60_000);
+    });
 
     expect(await traces()).toHaveLength(1);
     const spans = await spansOfRun();

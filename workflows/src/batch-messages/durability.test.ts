@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Message, MessageBatch, MessageBatchItem, Run } from '@engram/db';
-import { crashTestProcesses, startScriptedModelServer, startTestStack, type ChatRequest, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { crashTestProcesses, startScriptedModelServer, startTestStack, type ChatRequest, type ScriptedModelServer, type TestStack, until } from '@engram/testing';
 import { requestV1 } from '@engram/testing/agent-test-context';
 
 /**
@@ -45,16 +45,6 @@ async function call(method: string, path: string, body?: unknown) {
   return response.body;
 }
 
-async function waitFor<T>(what: string, read: () => PromiseLike<T>, done: (value: T) => boolean, timeoutMs = 300_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 const lastUserText = (request: ChatRequest) => String([...request.messages].reverse().find((message) => message.role === 'user')?.content ?? '');
 
 describe('a message batch survives the death of its worker', () => {
@@ -74,14 +64,14 @@ describe('a message batch survives the death of its worker', () => {
     const job = await call('POST', '/messages/batches', { requests, callback_url: callbackUrl });
     const completedItems = () => MessageBatchItem.query(stack.db).where({ batchId: job.id, status: 'completed' }).resultSize();
     const total = requests.length;
-    await waitFor('a fifth of the batch', completedItems, (done) => done >= total / 5);
+    await until(completedItems, (done) => done >= total / 5, { what: 'a fifth of the batch', timeoutMs: 300_000 });
     await first.kill();
     const second = processes.worker();
-    await waitFor('three fifths of the batch', completedItems, (done) => done >= (3 * total) / 5);
+    await until(completedItems, (done) => done >= (3 * total) / 5, { what: 'three fifths of the batch', timeoutMs: 300_000 });
     await second.kill();
     processes.worker();
 
-    await waitFor('the batch to finish', () => MessageBatch.query(stack.db).findById(job.id), (batch) => batch?.status === 'completed' || batch?.status === 'cancelled', 600_000);
+    await until(() => MessageBatch.query(stack.db).findById(job.id), (batch) => batch?.status === 'completed' || batch?.status === 'cancelled', { what: 'the batch to finish', timeoutMs: 600_000 });
     // The job closes, then its callback is sent: the workflow ends once it was delivered.
     await stack.temporal.workflow.getHandle(job.id).result();
     expect(await MessageBatch.query(stack.db).findById(job.id)).toMatchObject({ status: 'completed', callbackStatusCode: 200, callbackError: null, callbackAttempts: 1 });

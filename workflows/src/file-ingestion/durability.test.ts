@@ -4,7 +4,7 @@ import { chunkPassageId } from '@engram/integrations/files';
 import { insertFolder, insertUploadedFile, waitForFileStatus } from '@engram/testing/fixtures/uploaded-file';
 import { Passage, SourceFile } from '@engram/db';
 import { createFileIngestionClient } from '@engram/temporal';
-import { crashTestProcesses, startTestStack, type TestStack } from '@engram/testing';
+import { crashTestProcesses, startTestStack, type TestStack, until } from '@engram/testing';
 import { fileIngestionWorkflowId } from './ids.js';
 
 let stack: TestStack;
@@ -41,16 +41,13 @@ describe('file ingestion survives the death of its worker', () => {
     await createFileIngestionClient({ client: stack.temporal, taskQueue: stack.taskQueue }).start({ organizationId, fileId: file.id });
 
     // Killed once some batches are stored and many are not: mid-way through embedding.
-    let observed: SourceFile | undefined;
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      observed = await SourceFile.query(stack.db).forOrg(organizationId).findById(file.id);
-      if (observed?.processingStatus === 'embedding' && (observed.chunksEmbedded ?? 0) > 0) break;
-      if (Date.now() > deadline || observed?.processingStatus === 'completed' || observed?.processingStatus === 'error') {
-        throw new Error(`ingestion was not caught mid-way: ${JSON.stringify(observed)}\n${firstWorker.output()}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    const midWay = (observed: SourceFile | undefined) => observed?.processingStatus === 'embedding' && (observed.chunksEmbedded ?? 0) > 0;
+    const observed = await until(
+      () => SourceFile.query(stack.db).forOrg(organizationId).findById(file.id),
+      (current) => midWay(current) || current?.processingStatus === 'completed' || current?.processingStatus === 'error',
+      { timeoutMs: 90_000, intervalMs: 25, what: 'ingestion mid-way' },
+    );
+    if (!midWay(observed)) throw new Error(`ingestion was not caught mid-way: ${JSON.stringify(observed)}\n${firstWorker.output()}`);
     await firstWorker.kill();
     const atKill = await SourceFile.query(stack.db).forOrg(organizationId).findById(file.id);
     expect(atKill!.processingStatus).toBe('embedding');

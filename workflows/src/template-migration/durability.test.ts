@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, AgentTemplateVersion, TemplateMigration, TemplateMigrationAgent } from '@engram/db';
-import { crashTestProcesses, startTestStack, type TestStack } from '@engram/testing';
+import { crashTestProcesses, startTestStack, type TestStack, until } from '@engram/testing';
 import { requestV1 } from '@engram/testing/agent-test-context';
 
 let stack: TestStack;
@@ -19,16 +19,6 @@ async function call(method: string, path: string, body?: unknown) {
   const response = await requestV1(stack.baseUrl, stack.apiKey, method, path, body);
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body;
-}
-
-async function waitFor<T>(what: string, read: () => PromiseLike<T>, done: (value: T) => boolean, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('a template migration survives the death of its worker', () => {
@@ -60,17 +50,12 @@ describe('a template migration survives the death of its worker', () => {
     const migrationId = workflowId.replace(/^template-migration-/, '');
     const migratedRows = async () => TemplateMigrationAgent.query(stack.db).forOrg(organizationId).where({ migrationId, status: 'migrated' });
     // The first batch of 25 and the other agents of the second batch (31 to 40 in order).
-    const beforeKill = await waitFor('39 agents migrated', migratedRows, (rows) => rows.length === 39);
+    const beforeKill = await until(migratedRows, (rows) => rows.length === 39, { what: '39 agents migrated', timeoutMs: 120_000 });
 
     await firstWorker.kill();
     await held.rollback();
     processes.worker();
-    const migration = await waitFor(
-      'the migration to finish',
-      async () => TemplateMigration.query(stack.db).forOrg(organizationId).findById(migrationId),
-      (row) => row?.status !== 'running',
-      150_000,
-    );
+    const migration = await until(async () => TemplateMigration.query(stack.db).forOrg(organizationId).findById(migrationId), (row) => row?.status !== 'running', { what: 'the migration to finish', timeoutMs: 150_000 });
     expect(migration?.status).toBe('completed');
 
     const rows = await TemplateMigrationAgent.query(stack.db).forOrg(organizationId).where({ migrationId });

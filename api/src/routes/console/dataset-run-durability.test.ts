@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Letta from '@letta-ai/letta-client';
 import { DatasetRunResult, Message, Run } from '@engram/db';
-import { crashTestProcesses, startScriptedModelServer, startTestStack, type ChatRequest, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { crashTestProcesses, startScriptedModelServer, startTestStack, type ChatRequest, type ScriptedModelServer, type TestStack, until } from '@engram/testing';
 import { signUp, type ConsoleUser } from './console-test-support.js';
 
 /** The issue's scale: a dataset of 50 items run against two template versions at once. */
@@ -21,16 +21,6 @@ afterAll(async () => {
   await stack?.stop();
   await model?.close();
 });
-
-async function waitFor<T>(what: string, read: () => PromiseLike<T>, done: (value: T) => boolean, timeoutMs = 300_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 const lastUserText = (request: ChatRequest) => String([...request.messages].reverse().find((message) => message.role === 'user')?.content ?? '');
 const systemText = (request: ChatRequest) => String(request.messages.find((message) => message.role === 'system')?.content ?? '');
@@ -73,18 +63,14 @@ describe('a dataset run survives the death of its worker', () => {
     }
     const organizationId = user.organizationId;
     const recorded = async () => DatasetRunResult.query(stack.db).forOrg(organizationId).whereIn('datasetRunId', runs).whereIn('status', ['completed', 'failed']).resultSize();
-    const beforeKill = await waitFor('some items recorded', recorded, (count) => count >= 15);
+    const beforeKill = await until(recorded, (count) => count >= 15, { what: 'some items recorded', timeoutMs: 300_000 });
     expect(beforeKill).toBeLessThan(2 * ITEMS);
 
     await first.kill();
     processes.worker();
 
     for (const runId of runs) {
-      const finished = await waitFor(
-        `run ${runId} to finish`,
-        async () => (await user.client.get(`/dataset-runs/${runId}`)).body,
-        (body) => body.run.status === 'completed',
-      );
+      const finished = await until(async () => (await user.client.get(`/dataset-runs/${runId}`)).body, (body) => body.run.status === 'completed', { what: `run ${runId} to finish`, timeoutMs: 300_000 });
       expect(finished.results).toHaveLength(ITEMS);
       expect(finished.summary).toMatchObject({ items: ITEMS, completed: ITEMS, failed: 0, running: 0, scored: ITEMS });
       expect(new Set(finished.results.map((result: { itemId: string }) => result.itemId)).size).toBe(ITEMS);

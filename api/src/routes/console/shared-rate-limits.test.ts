@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startApiProcess, startTestStack, type ManagedProcess, type TestStack } from '@engram/testing';
+import { startApiProcess, startTestStack, type ApiProcess, type TestStack } from '@engram/testing';
 import { ConsoleClient } from '@engram/testing/cookie-jar';
 import { signUp } from './console-test-support.js';
 
@@ -12,14 +12,13 @@ import { signUp } from './console-test-support.js';
 const LOGIN_ATTEMPTS_PER_EMAIL = 10;
 
 let stack: TestStack;
-let secondApi: ManagedProcess | undefined;
+let secondApi: ApiProcess | undefined;
 let secondApiUrl: string;
 
 beforeAll(async () => {
   stack = await startTestStack({ inProcessWorker: false });
-  const port = await freePort();
-  secondApi = await startApiProcess(stack.workerEnv, port, 240_000);
-  secondApiUrl = `http://127.0.0.1:${port}`;
+  secondApi = await startApiProcess(stack.workerEnv, 0, 240_000);
+  secondApiUrl = secondApi.baseUrl;
 }, 300_000);
 
 afterAll(async () => {

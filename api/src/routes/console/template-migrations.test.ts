@@ -3,6 +3,7 @@ import Letta from '@letta-ai/letta-client';
 import { Agent, AgentTemplateVersion, Block } from '@engram/db';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
 import { signUp, type ConsoleUser } from './console-test-support.js';
+import { until } from '@engram/testing';
 
 const { stack, model, stop } = await startAgentTestContext();
 afterAll(stop);
@@ -65,16 +66,6 @@ async function migrationOf(fixture: Fixture, workflowId: string) {
   return listed.body.migrations.find((migration: { workflowId: string }) => migration.workflowId === workflowId);
 }
 
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** Each agent's version and persona, read from the database. */
 async function agentStates(organizationId: string, agentIds: string[]) {
   const agents = await Agent.query(stack.db).forOrg(organizationId).whereIn('id', agentIds);
@@ -116,12 +107,12 @@ describe('template migrations', () => {
     const { workflowId } = started.body;
     expect(workflowId).toMatch(/^template-migration-template_migration-/);
     // Six batches of 25, and the seventh batch's agents other than the held one.
-    await waitFor('174 agents migrated', () => migrationOf(fixture, workflowId), (migration) => migration.migrated === 174, 180_000);
+    await until(() => migrationOf(fixture, workflowId), (migration) => migration.migrated === 174, { what: '174 agents migrated', timeoutMs: 180_000 });
 
     const aborting = await fixture.user.client.post(`/agent-templates/migrations/${workflowId}/abort`);
     expect(aborting.status).toBe(200);
     await held.rollback();
-    const ended = await waitFor('the abort', () => migrationOf(fixture, workflowId), (migration) => migration.status !== 'running');
+    const ended = await until(() => migrationOf(fixture, workflowId), (migration) => migration.status !== 'running', { what: 'the abort' });
     expect(ended).toMatchObject({ status: 'aborted', total: 300, migrated: 175, failed: 0, untouched: 125, templateVersion: `${fixture.name}:2` });
     expect(ended.migrated + ended.untouched).toBe(300);
     expect(ended.completedAt).not.toBeNull();
@@ -144,18 +135,18 @@ describe('template migrations', () => {
     const [busyAgent, ...others] = await deploy(fixture, 3);
     model.enqueue({ type: 'text', text: 'Done thinking.', delayMs: 4000 });
     const run = await fixture.client.agents.messages.createAsync(busyAgent!, { messages: [{ role: 'user', content: 'Take your time' }] });
-    await waitFor('the run to start', () => fixture.client.runs.retrieve(run.id), (current) => current.status === 'running');
+    await until(() => fixture.client.runs.retrieve(run.id), (current) => current.status === 'running', { what: 'the run to start' });
     await saveVersionTwo(fixture);
 
     const started = await fixture.user.client.post(`/template-versions/${fixture.name}:2/migrate`, {});
     const { workflowId } = started.body;
-    const partway = await waitFor('the idle agents', () => migrationOf(fixture, workflowId), (migration) => migration.migrated === 2);
+    const partway = await until(() => migrationOf(fixture, workflowId), (migration) => migration.migrated === 2, { what: 'the idle agents' });
     expect(partway.status).toBe('running');
     expect((await agentStates(fixture.user.organizationId, [busyAgent!]))[0]!.version).toBe(1);
 
-    const finished = await waitFor('the run', () => fixture.client.runs.retrieve(run.id), (current) => current.status !== 'running');
+    const finished = await until(() => fixture.client.runs.retrieve(run.id), (current) => current.status !== 'running', { what: 'the run' });
     expect(finished.status).toBe('completed');
-    const ended = await waitFor('the migration', () => migrationOf(fixture, workflowId), (migration) => migration.status !== 'running');
+    const ended = await until(() => migrationOf(fixture, workflowId), (migration) => migration.status !== 'running', { what: 'the migration' });
     expect(ended).toMatchObject({ status: 'completed', total: 3, migrated: 3, failed: 0, untouched: 0 });
 
     // The run's model call saw version one's persona; afterwards the agent holds version two.

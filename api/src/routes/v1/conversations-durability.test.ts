@@ -202,7 +202,7 @@ describe('work in flight across the upgrade to runs that start their own workflo
     await queue(conversation.id, 'sent after the upgrade');
     await legacySend('remember I like jazz');
     const approvalRun = () => Run.query(stack.db).where({ conversationId: conversation.id, stopReason: 'requires_approval' }).first();
-    await until(async () => (await approvalRun()) !== undefined, 300_000);
+    await until(async () => (await approvalRun()) !== undefined, { timeoutMs: 300_000 });
     const queueId = `agent-queue-${agent.id}-${conversation.id}`;
     const queueExecutions = () => workflowsOf(agent.id, `WorkflowId = '${queueId}'`);
     await until(async () => (await queueExecutions()).some((execution) => execution.status.name === 'CONTINUED_AS_NEW'));

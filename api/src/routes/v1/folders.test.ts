@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Letta, { toFile } from '@letta-ai/letta-client';
 import { AgentTool, FileUpload, SourceAgent, SourceFile, Tool, attachFolderToAgent, newId } from '@engram/db';
 import { LOCAL_EMBEDDING_CONFIG } from '@engram/integrations/archival';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack, until } from '@engram/testing';
 import { buildApp } from '../../app.js';
 import { parseApiConfig } from '../../config.js';
 import { createFolderService } from '../../services/folders/folder-service.js';
@@ -57,14 +57,8 @@ const upload = async (folderId: string, name: string, text: string, options: Upl
 let folderCount = 0;
 const newFolder = (name = `folder-${++folderCount}-${Date.now()}`) => client.folders.create({ name });
 
-async function waitForFile(folderId: string, fileId: string, until: (file: any) => boolean, timeoutMs = 30_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const file = await client.folders.files.retrieve(fileId, { folder_id: folderId });
-    if (until(file)) return file;
-    if (Date.now() > deadline) throw new Error(`file ${fileId} still ${file.processing_status} (${file.error_message ?? 'no error'})`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+function waitForFile(folderId: string, fileId: string, done: (file: any) => boolean): Promise<any> {
+  return until(() => client.folders.files.retrieve(fileId, { folder_id: folderId }), done, { what: `file ${fileId} processed` });
 }
 
 describe('folders', () => {

@@ -4,10 +4,13 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Message, MessageBatchItem } from '@engram/db';
 import { createAgent } from '@engram/testing/factories/index';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
-import type { ChatRequest } from '@engram/testing';
+import { type ChatRequest, until } from '@engram/testing';
 
 const { stack, model, api, post, patch, stop } = await startAgentTestContext();
 afterEach(() => model.reset());
+
+/** A batch runs every item as a run of its own: its waits get longer than one run's. */
+const BATCH_WAIT = { timeoutMs: 90_000 };
 
 type Callback = { body: Record<string, unknown> };
 const callbacks: Callback[] = [];
@@ -36,16 +39,6 @@ function echoModel(delayMs = 0) {
   model.onRequest((request) => ({ type: 'text', text: `answer to ${lastUserText(request)}`, delayMs }));
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not reached in time: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 const batchOf = async (id: string): Promise<Record<string, any>> => (await api(`/messages/batches/${id}`)).json();
 const finished = (batch: Record<string, any>) => batch.status === 'completed' || batch.status === 'cancelled';
 
@@ -62,10 +55,10 @@ describe('message batches', () => {
     expect(job).toMatchObject({ job_type: 'batch', status: expect.stringMatching(/created|running/), callback_url: callbackUrl });
 
     // The batch is completed first and its callback sent after, so wait for the callback's outcome as well.
-    const done = await until(() => batchOf(job.id), (batch) => finished(batch) && batch.callback_sent_at !== null);
+    const done = await until(() => batchOf(job.id), (batch) => finished(batch) && batch.callback_sent_at !== null, BATCH_WAIT);
     expect(done).toMatchObject({ status: 'completed', callback_status_code: 200, callback_error: null });
     expect(done.metadata.item_counts).toEqual({ completed: 12 });
-    await until(async () => callbacks.filter((callback) => callback.body.job_id === job.id).length, (count) => count >= 1);
+    await until(async () => callbacks.filter((callback) => callback.body.job_id === job.id).length, (count) => count >= 1, BATCH_WAIT);
     expect(callbacks.filter((callback) => callback.body.job_id === job.id)).toEqual([
       { body: expect.objectContaining({ job_id: job.id, status: 'completed' }) },
     ]);
@@ -112,11 +105,11 @@ describe('message batches', () => {
     const agent = await createAgent(stack);
     const requests = [0, 1, 2, 3, 4].map((turn) => ({ agent_id: agent.id, messages: [{ role: 'user', content: `turn ${turn}` }] }));
     const job = await (await post('/messages/batches', { requests, callback_url: callbackUrl })).json();
-    await until(async () => MessageBatchItem.query(stack.db).where({ batchId: job.id, status: 'running' }).resultSize(), (running) => running === 1);
+    await until(async () => MessageBatchItem.query(stack.db).where({ batchId: job.id, status: 'running' }).resultSize(), (running) => running === 1, BATCH_WAIT);
 
     const cancelled = await patch(`/messages/batches/${job.id}/cancel`);
     expect(cancelled.status).toBe(200);
-    const done = await until(() => batchOf(job.id), finished);
+    const done = await until(() => batchOf(job.id), finished, BATCH_WAIT);
     expect(done.status).toBe('cancelled');
     const items: Array<{ status: string; run_id: string | null }> = await (await api(`/messages/batches/${job.id}/items`)).json();
     const started = items.filter((item) => item.run_id !== null);
@@ -146,6 +139,6 @@ describe('message batches', () => {
       expect((await api(path, { key: other.apiKey.key })).status).toBe(404);
     }
     expect((await api(`/messages/batches/${job.id}/cancel`, { method: 'PATCH', key: other.apiKey.key })).status).toBe(404);
-    await until(() => batchOf(job.id), finished);
+    await until(() => batchOf(job.id), finished, BATCH_WAIT);
   }, 120_000);
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Letta from '@letta-ai/letta-client';
-import { freePort, startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { reservePort, startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
 
 let stack: TestStack;
 let base: ScriptedModelServer;
@@ -84,7 +84,8 @@ describe('GET /v1/models', () => {
 
   it('leaves out a provider it cannot reach instead of failing', async () => {
     const other = await stack.createTenant();
-    const port = await freePort();
+    // Reserved, not listened on: connections to it are refused.
+    const port = await reservePort();
     const created = await fetch(`${stack.baseUrl}/v1/providers`, {
       method: 'POST',
       headers: { authorization: `Bearer ${other.apiKey.key}`, 'content-type': 'application/json' },

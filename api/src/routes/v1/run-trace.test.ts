@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Letta from '@letta-ai/letta-client';
-import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
+import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack, until } from '@engram/testing';
 import { signUp, type ConsoleUser } from '../console/console-test-support.js';
 
 /** A span as `/v1/runs/{id}/trace` and `/api/traces/{id}` return it. */
@@ -29,14 +29,15 @@ async function runTrace(apiKey: string, id: string) {
 }
 
 /** The workflow's spans reach the store when the workflow completes, a moment after the answer: wait for the last one. */
-async function settledTrace(apiKey: string, id: string): Promise<Span[]> {
-  for (let tries = 0; tries < 100; tries++) {
-    await stack.telemetry?.forceFlush();
-    const { body } = await runTrace(apiKey, id);
-    if (body.some((span) => span.name === 'RunWorkflow:agentRunWorkflowV2') && body.some((span) => span.name.startsWith('POST '))) return body;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`the trace of ${id} never settled`);
+function settledTrace(apiKey: string, id: string): Promise<Span[]> {
+  return until(
+    async () => {
+      await stack.telemetry?.forceFlush();
+      return (await runTrace(apiKey, id)).body;
+    },
+    (body) => body.some((span) => span.name === 'RunWorkflow:agentRunWorkflowV2') && body.some((span) => span.name.startsWith('POST ')),
+    { what: `the trace of ${id} settled` },
+  );
 }
 
 const named = (name: string) => spans.filter((span) => span.name === name);

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { collectSse, startTestStack } from '@engram/testing';
+import { collectSse, startTestStack, until } from '@engram/testing';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
 const { stack, model, client, api, stop } = await startAgentTestContext({ pingIntervalMs: 200 });
@@ -9,24 +9,18 @@ afterAll(stop);
 
 const newAgent = () => client.agents.create({ model: 'openai/gpt-4o-mini' } as Parameters<typeof client.agents.create>[0]);
 
-async function waitForStatus(runId: string, statuses: string[]) {
-  for (let tries = 0; tries < 200; tries++) {
-    const run = await client.runs.retrieve(runId);
-    if (statuses.includes(run.status ?? '')) return run;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`run ${runId} never reached ${statuses.join('/')}`);
+function waitForStatus(runId: string, statuses: string[]) {
+  return until(() => client.runs.retrieve(runId), (run) => statuses.includes(run.status ?? ''), { what: `run ${runId} ${statuses.join('/')}` });
 }
 
 /** The workflow ids a visibility query finds once it finds `expected` (visibility lags a little behind), within 20 s. */
 async function workflowIdsWhen(query: string, expected: string[]): Promise<string[]> {
-  let found: string[] = [];
-  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
-    found = [];
+  const listed = async () => {
+    const found: string[] = [];
     for await (const execution of stack.temporal.workflow.list({ query })) found.push(execution.workflowId);
-    if (found.sort().join() === [...expected].sort().join()) break;
-  }
-  return found;
+    return found.sort();
+  };
+  return until(listed, (found) => found.join() === [...expected].sort().join(), { timeoutMs: 20_000 }).catch(() => listed());
 }
 
 describe('runs as operators see them in Temporal', () => {
@@ -162,7 +156,7 @@ describe('async callbacks', () => {
         messages: [{ role: 'user', content: 'call me back' }],
         callback_url: `http://127.0.0.1:${port}/hook`,
       });
-      for (let tries = 0; received.length === 0 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+      await until(() => received.length > 0);
       expect(received).toEqual([expect.objectContaining({ job_id: run.id, status: 'completed' })]);
       const after = await client.runs.retrieve(run.id);
       expect(after).toMatchObject({ callback_status_code: 204, callback_error: null });

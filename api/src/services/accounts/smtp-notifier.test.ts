@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMTPServer } from 'smtp-server';
 import { OutboxMessage } from '@engram/db';
-import { freePort, startTestStack, type TestStack } from '@engram/testing';
+import { reservePort, startTestStack, type TestStack } from '@engram/testing';
 import { ConfigError } from '@engram/temporal';
 import { parseApiConfig } from '../../config.js';
 import { createSmtpNotifier } from '@engram/integrations/notifications';
@@ -71,7 +71,8 @@ describe('SMTP notifier', () => {
     const failures: Array<{ subject: string }> = [];
     const notifier = createSmtpNotifier({
       db: stack.db,
-      smtpUrl: `smtp://127.0.0.1:${await freePort()}`,
+      // Reserved, not listened on: connections to it are refused.
+      smtpUrl: `smtp://127.0.0.1:${await reservePort()}`,
       from: 'no-reply@engram.test',
       onDeliveryFailure: (_error, notification) => failures.push(notification),
     });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BillingAccount, ContentViolation, newReferralId, Referral, Run, User } from '@engram/db';
-import { freePort, startApiProcess, type ChatRequest, type ManagedProcess } from '@engram/testing';
+import { startApiProcess, type ChatRequest, type ApiProcess, until } from '@engram/testing';
 import { startAgentTestContext, type AgentTestContext } from '@engram/testing/agent-test-context';
 import { createAgent } from '@engram/testing/factories/index';
 import { callRoute, fillPath, walkableRoutes } from '../../../http/route-walk-test-support.js';
@@ -13,7 +13,7 @@ import { connectThroughDevice, createTestOAuthApp, postForm } from '../oauth-tes
 
 let context: AgentTestContext;
 let platformAdmin: ConsoleUser;
-let secondApi: ManagedProcess | undefined;
+let secondApi: ApiProcess | undefined;
 let secondApiUrl: string;
 
 const APP_ORIGIN = 'https://chat.example.com';
@@ -46,10 +46,9 @@ beforeAll(async () => {
   context = await startAgentTestContext({ models: [MODEL] });
   platformAdmin = await signUp(context.stack, { name: 'Platform admin' });
   // ENGRAM_ADMIN_EMAILS makes an existing account a platform admin when an API process starts.
-  const port = await freePort();
   // A loaded CI machine compiles the API's sources slowly on a cold start.
-  secondApi = await startApiProcess({ ...context.stack.workerEnv, ENGRAM_ADMIN_EMAILS: `someone@example.com, ${platformAdmin.email.toUpperCase()}` }, port, 240_000);
-  secondApiUrl = `http://127.0.0.1:${port}`;
+  secondApi = await startApiProcess({ ...context.stack.workerEnv, ENGRAM_ADMIN_EMAILS: `someone@example.com, ${platformAdmin.email.toUpperCase()}` }, 0, 240_000);
+  secondApiUrl = secondApi.baseUrl;
 }, 300_000);
 
 afterAll(async () => {
@@ -132,7 +131,7 @@ describe('ban', () => {
     context.model.enqueue({ type: 'hang' });
     const inFlight = await send(context.stack.baseUrl, apiKey, agent.id, 'think forever');
     expect(inFlight.status).toBe(200);
-    for (let tries = 0; context.model.requests.length === 0 && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => context.model.requests.length > 0);
 
     const banned = await platformAdmin.client.post(`/admin/organizations/${owner.organizationId}/ban`);
     expect(banned.status).toBe(200);
@@ -156,11 +155,7 @@ describe('ban', () => {
     const consoleOnV1 = await fetch(`${context.stack.baseUrl}/v1/agents/`, { headers: { cookie: owner.client.jar.header()!, 'x-engram-console': '1' } });
     expect(consoleOnV1.status).toBe(403);
 
-    let run = await Run.query(context.stack.db).findById(inFlight.body.id);
-    for (let tries = 0; run?.status !== 'cancelled' && tries < 100; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      run = await Run.query(context.stack.db).findById(inFlight.body.id);
-    }
+    const run = await until(() => Run.query(context.stack.db).findById(inFlight.body.id), (read) => read?.status === 'cancelled');
     expect(run).toMatchObject({ status: 'cancelled', stopReason: 'cancelled' });
 
     const unbanned = await platformAdmin.client.post(`/admin/organizations/${owner.organizationId}/unban`);

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { toFile } from '@letta-ai/letta-client';
 import { minimalPdf } from '@engram/testing/fixtures/minimal-pdf';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
-import type { ChatRequest } from '@engram/testing';
+import { type ChatRequest, until } from '@engram/testing';
 
 // The in-process worker runs both the ingestion workflow and the agent's runs.
 const { model, client, stop } = await startAgentTestContext();
@@ -27,14 +27,12 @@ const BILLING_TS = [
   '}',
 ].join('\n');
 
-async function waitUntilProcessed(folderId: string, fileId: string, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const file = await client.folders.files.retrieve(fileId, { folder_id: folderId });
-    if (file.processing_status === 'completed' || file.processing_status === 'error') return file;
-    if (Date.now() > deadline) throw new Error(`file ${fileId} still ${file.processing_status}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+function waitUntilProcessed(folderId: string, fileId: string) {
+  return until(
+    () => client.folders.files.retrieve(fileId, { folder_id: folderId }),
+    (file) => file.processing_status === 'completed' || file.processing_status === 'error',
+    { what: `file ${fileId} processed` },
+  );
 }
 
 function lastToolResult(request: ChatRequest): string | undefined {

@@ -2,6 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Message, Run } from '@engram/db';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
 import { createAgent as createAgentWith } from '@engram/testing/factories/index';
+import { until } from '@engram/testing';
 
 const { stack, model, client, api, stop } = await startAgentTestContext();
 afterEach(() => model.reset());
@@ -17,13 +18,8 @@ async function history(agentId: string) {
   return (await client.agents.messages.list(agentId, { order: 'asc' })).items as unknown as Array<Record<string, unknown>>;
 }
 
-async function waitForRun(runId: string, status: string) {
-  let run = await client.runs.retrieve(runId);
-  for (let tries = 0; run.status !== status && tries < 100; tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    run = await client.runs.retrieve(runId);
-  }
-  return run;
+function waitForRun(runId: string, status: string) {
+  return until(() => client.runs.retrieve(runId), (run) => run.status === status, { what: `run ${runId} ${status}` });
 }
 
 describe('editing a message', () => {
@@ -138,7 +134,7 @@ describe('resetting messages', () => {
     const agent = await createAgent();
     model.enqueue({ type: 'text', text: 'Slow answer.', delayMs: 1500 });
     const run = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'Take your time' }] });
-    for (let tries = 0; model.requests.length === 0 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => model.requests.length > 0);
 
     const busy = await api(`/agents/${agent.id}/reset-messages`, { method: 'PATCH', body: '{}' });
     expect(busy.status).toBe(409);

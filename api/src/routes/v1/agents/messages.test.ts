@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Message, Run } from '@engram/db';
-import { collectSse } from '@engram/testing';
+import { collectSse, until } from '@engram/testing';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
 import { createAgent as createAgentWith } from '@engram/testing/factories/index';
 
@@ -181,14 +181,10 @@ describe('a turn that fails or is cancelled keeps what the user typed', () => {
     const agent = await createAgent();
     model.enqueue({ type: 'text', text: 'far too late', delayMs: 60_000 });
     const run = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'take all the time you need' }] });
-    for (let tries = 0; model.requests.length === 0 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => model.requests.length > 0);
     expect(model.requests.at(-1)?.messages.at(-1)).toMatchObject({ role: 'user', content: 'take all the time you need' });
     await client.agents.messages.cancel(agent.id);
-    let current = await client.runs.retrieve(run.id);
-    for (let tries = 0; current.status !== 'cancelled' && tries < 100; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      current = await client.runs.retrieve(run.id);
-    }
+    const current = await until(() => client.runs.retrieve(run.id), (read) => read.status === 'cancelled');
     expect(current).toMatchObject({ status: 'cancelled', stop_reason: 'cancelled' });
     const history = await client.agents.messages.list(agent.id);
     expect(history.items).toEqual([expect.objectContaining({ message_type: 'user_message', content: 'take all the time you need', run_id: run.id })]);
@@ -208,11 +204,7 @@ describe('a turn that fails or is cancelled keeps what the user typed', () => {
     expect(accepted.items.map((message) => (message as { content?: unknown }).content)).toEqual(['first', 'second']);
 
     for (const runId of [first.id, queued.id]) {
-      let current = await client.runs.retrieve(runId);
-      for (let tries = 0; current.status !== 'completed' && tries < 100; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        current = await client.runs.retrieve(runId);
-      }
+      const current = await until(() => client.runs.retrieve(runId), (read) => read.status === 'completed');
       expect(current.status).toBe('completed');
     }
     const userTexts = (index: number) =>
@@ -303,11 +295,7 @@ describe('async runs, cancellation and ordering', () => {
     model.enqueue({ type: 'text', text: 'later', delayMs: 300 });
     const run = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'take your time' }] });
     expect(run).toMatchObject({ status: 'created', agent_id: agent.id, background: true });
-    let current = await client.runs.retrieve(run.id);
-    for (let tries = 0; current.status !== 'completed' && tries < 100; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      current = await client.runs.retrieve(run.id);
-    }
+    const current = await until(() => client.runs.retrieve(run.id), (read) => read.status === 'completed');
     expect(current).toMatchObject({ status: 'completed', stop_reason: 'end_turn' });
     const messages = await client.runs.messages.list(run.id);
     expect(messages.items.map((message) => message.message_type)).toEqual(['user_message', 'assistant_message']);
@@ -319,14 +307,10 @@ describe('async runs, cancellation and ordering', () => {
     const agent = await createAgent();
     model.enqueue({ type: 'hang' });
     const run = await client.agents.messages.createAsync(agent.id, { messages: [{ role: 'user', content: 'think forever' }] });
-    for (let tries = 0; model.requests.length === 0 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => model.requests.length > 0);
     const cancelled = await client.agents.messages.cancel(agent.id);
     expect(cancelled).toEqual({ [run.id]: 'cancelled' });
-    let current = await client.runs.retrieve(run.id);
-    for (let tries = 0; current.status !== 'cancelled' && tries < 100; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      current = await client.runs.retrieve(run.id);
-    }
+    const current = await until(() => client.runs.retrieve(run.id), (read) => read.status === 'cancelled');
     expect(current).toMatchObject({ status: 'cancelled', stop_reason: 'cancelled' });
     const nothingLeft = await api(`/agents/${agent.id}/messages/cancel`, { method: 'POST', body: '{}' });
     expect(nothingLeft.status).toBe(409);

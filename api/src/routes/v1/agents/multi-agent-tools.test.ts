@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { AgentCall, Run } from '@engram/db';
-import type { ChatRequest, ScriptStep } from '@engram/testing';
+import { type ChatRequest, type ScriptStep, until } from '@engram/testing';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
 const { stack, model, client, post, stop } = await startAgentTestContext();
@@ -19,16 +19,6 @@ function scripts(byName: Record<string, Array<ScriptStep | ((request: ChatReques
       if (!next) return { type: 'text', text: `${name} has nothing more to say` };
       return typeof next === 'function' ? next(request) : next;
     });
-  }
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not reached in time: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 

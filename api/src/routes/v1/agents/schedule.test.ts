@@ -2,20 +2,11 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Message, Run } from '@engram/db';
 import { createAgent } from '@engram/testing/factories/index';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
+import { until } from '@engram/testing';
 
 const { stack, model, client, api, post, stop } = await startAgentTestContext();
 afterEach(() => model.reset());
 afterAll(stop);
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not reached in time: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 const finished = (run: Run) => run.status !== 'created' && run.status !== 'running';
 

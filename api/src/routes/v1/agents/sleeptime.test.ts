@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Agent, Group, Run } from '@engram/db';
-import type { ChatRequest, ScriptStep } from '@engram/testing';
+import { type ChatRequest, type ScriptStep, until } from '@engram/testing';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
 
 const { stack, model, client, api, patch, systemMessageText, stop } = await startAgentTestContext();
@@ -9,16 +9,6 @@ afterAll(stop);
 
 const isSleeptime = (request: ChatRequest) => String(request.messages[0]?.content ?? '').includes('You are a sleep-time memory agent');
 const lastUserText = (request: ChatRequest) => String([...request.messages].reverse().find((message) => message.role === 'user')?.content ?? '');
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`not reached in time: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 async function createPrimary(name: string) {
   const primary = await client.agents.create({
