@@ -21,6 +21,8 @@ declare module 'vitest' {
     postgresAdminUrl: string;
     temporalAddress: string;
     workflowBundlePath: string;
+    /** The deployment's secret key: one per run, as a deployment has one, so every stack can read what another wrote. */
+    secretKey: string;
   }
 }
 
@@ -52,6 +54,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('postgresAdminUrl', pgServer.adminUrl);
   project.provide('temporalAddress', temporal.address);
   project.provide('workflowBundlePath', workflowBundlePath);
+  project.provide('secretKey', randomBytes(32).toString('base64'));
 
   return async () => {
     await temporal.stop();

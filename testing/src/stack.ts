@@ -77,7 +77,7 @@ async function startStack(options: TestStackOptions): Promise<TestStack> {
     : undefined;
   const temporal = await createTemporalClient({ address: temporalAddress, namespace: 'default', tracer: telemetry?.tracer });
   const taskQueue = `test-${randomBytes(6).toString('hex')}`;
-  const secretKey = randomBytes(32).toString('base64');
+  const secretKey = inject('secretKey');
   const secrets = createSecretBox(secretKey);
   const baseProviders = options.baseProviders ?? [];
   const notifications = await createNotificationHub({ databaseUrl: inject('databaseUrl') });
