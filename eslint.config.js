@@ -156,7 +156,10 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        forbidPackages(['@engram/activities', '@engram/workflows', '@temporalio/worker', '@temporalio/activity'], 'The API imports @engram/integrations and @engram/temporal (client side), never the worker side.'),
+        forbidPackages(
+          ['@engram/activities', '@engram/workflows', '@engram/temporal/worker', '@engram/temporal/bundle', '@engram/temporal/dev-server', '@temporalio/worker', '@temporalio/activity'],
+          'The API imports @engram/integrations and @engram/temporal/client, never the worker side.',
+        ),
       ],
     },
   },

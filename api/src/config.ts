@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { ConfigError, firstIssueLine, parseTemporalConfig, withoutEmptyValues } from '@engram/temporal';
+import { ConfigError, firstIssueLine, parseTemporalConfig, withoutEmptyValues } from '@engram/temporal/client';
 import { parsePaymentsConfig, PaymentsConfigError, type PaymentsConfig } from '@engram/integrations/payments';
 import { NotifierConfigError, parseSmtpConfig, type SmtpConfig } from '@engram/integrations/notifications';
 import { EgressConfigError, parseEgressConfig, type EgressConfig } from '@engram/integrations/egress';

@@ -4,7 +4,7 @@ import { createEgressPolicy } from '@engram/integrations/egress';
 import { parseBaseProviders } from '@engram/integrations/llm';
 import { createPaymentGateway } from '@engram/integrations/payments';
 import { createTelemetry, parseTelemetryConfig, TelemetryConfigError } from '@engram/integrations/telemetry';
-import { createTemporalClient, ensureBillingPeriodSchedule, ensureTraceRetentionSchedule, parseTemporalConfig, ConfigError } from '@engram/temporal';
+import { createTemporalClient, ensureBillingPeriodSchedule, ensureTraceRetentionSchedule, parseTemporalConfig, ConfigError } from '@engram/temporal/client';
 import { buildApp } from './app.js';
 import { parseApiConfig } from './config.js';
 import { createServices } from './services/index.js';

@@ -15,7 +15,8 @@ import {
   createMessageBatchClient,
   createTemplateMigrationClient,
   createDatasetRunClient,
-} from '@engram/temporal';
+  createScheduledMessageClient,
+} from '@engram/temporal/client';
 import { createGroupService } from './groups/group-service.js';
 import { createGroupMessageService } from './groups/group-message-service.js';
 import { followGroupTurn, type FollowTurnOptions } from './groups/group-turn-reader.js';
@@ -23,7 +24,6 @@ import { createBatchService } from './batches/batch-service.js';
 import { createJobService } from './runs/job-service.js';
 import { createScheduleService } from './schedules/schedule-service.js';
 import { createChatCompletionService } from './chat-completions/chat-completion-service.js';
-import { createScheduledMessageClient } from '@engram/temporal';
 import { createMessageService } from './messages/message-service.js';
 import { createMessageHistoryService } from './messages/message-history-service.js';
 import { createConversationService } from './conversations/conversation-service.js';

@@ -83,6 +83,32 @@ describe('the import graph', () => {
     expect(misplaced.map(describeEdge)).toEqual([]);
   });
 
+  it("loads no worker or activity code in the API process: its value imports reach workflow modules only for ids, messages and search attributes", () => {
+    const reached = new Set<string>(['api/src/server.ts']);
+    const externals = new Set<string>();
+    const queue = ['api/src/server.ts'];
+    while (queue.length > 0) {
+      const file = queue.pop()!;
+      for (const edge of graph.edges) {
+        if (edge.from !== file || importsOnlyTypes(edge.from, edge.request)) continue;
+        if (!edge.to) externals.add(edge.request);
+        else if (!reached.has(edge.to)) {
+          reached.add(edge.to);
+          queue.push(edge.to);
+        }
+      }
+    }
+    expect(reached.size).toBeGreaterThan(200);
+    const workerSide = [...reached].filter(
+      (file) =>
+        file.startsWith('activities/') ||
+        /^temporal\/src\/(worker|worker-main|bundle|dev-server|abandoned-runs)\.ts$/.test(file) ||
+        (file.startsWith('workflows/') && !/\/(ids|messages|search-attributes)\.ts$/.test(file)),
+    );
+    expect(workerSide).toEqual([]);
+    expect([...externals].filter((request) => /^@temporalio\/(worker|activity)(\/|$)/.test(request))).toEqual([]);
+  });
+
   it('keeps @engram/integrations free of the worker and the API, and away from the browser', () => {
     const forbidden = graph.edges.filter(
       (edge) =>

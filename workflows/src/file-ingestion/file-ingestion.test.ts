@@ -8,7 +8,7 @@ import { minimalPdf } from '@engram/testing/fixtures/minimal-pdf';
 import { insertFolder, insertUploadedFile, waitForFileStatus } from '@engram/testing/fixtures/uploaded-file';
 import { createSecretBox, FileAgent, Passage, PassageVector, SourceFile, type Source } from '@engram/db';
 import { attachFolderToAgent } from '@engram/db/queries/file-agents';
-import { createFileIngestionClient, type FileIngestionClient } from '@engram/temporal';
+import { createFileIngestionClient, type FileIngestionClient } from '@engram/temporal/client';
 import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
 import { createAgent as createAgentWith } from '@engram/testing/factories/index';
 import { fileIngestionWorkflowId } from './ids.js';

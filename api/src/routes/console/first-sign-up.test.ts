@@ -13,7 +13,7 @@ import {
   User,
   type Database,
 } from '@engram/db';
-import { createTemporalClient } from '@engram/temporal';
+import { createTemporalClient } from '@engram/temporal/client';
 import { startScriptedModelServer, type ScriptedModelServer } from '@engram/testing';
 import { ConsoleClient } from '@engram/testing/cookie-jar';
 import { buildApp } from '../../app.js';
