@@ -21,6 +21,7 @@ import { createFileIngestionClient, createTemporalClient, createWorker } from '@
 import { fileIngestionWorkflowId } from '@engram/workflows/file-ingestion/ids';
 import { startBenchInfrastructure } from './infra.js';
 import { loopbackEgress } from '@engram/testing/egress';
+import { sandboxedStdio } from '@engram/testing/mcp-stdio';
 
 export type FileIngestionBenchResult = {
   bytes: number;
@@ -124,7 +125,7 @@ async function main(): Promise<void> {
     namespace: 'default',
     taskQueue,
     workflowBundlePath: infrastructure.workflowBundlePath,
-    activityDeps: { db: workerDb, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')), egress: loopbackEgress() },
+    activityDeps: { db: workerDb, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')), egress: loopbackEgress(), mcpStdio: sandboxedStdio(loopbackEgress()) },
   });
   const running = worker.run();
   try {
