@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
@@ -49,6 +49,16 @@ describe('the import graph', () => {
     expect(graph.files.length).toBeGreaterThan(400);
     const unresolved = graph.edges.filter((edge) => (edge.request.startsWith('.') || edge.request.startsWith('@engram/')) && !edge.to);
     expect(unresolved.map(describeEdge)).toEqual([]);
+  });
+
+  it('exports from every workspace package only the entry points listed in its map, never every file by a wildcard', () => {
+    const wildcards = readdirSync(repoRoot, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && existsSync(path.join(repoRoot, entry.name, 'package.json')) && entry.name !== 'node_modules')
+      .flatMap((entry) => {
+        const manifest = JSON.parse(readFileSync(path.join(repoRoot, entry.name, 'package.json'), 'utf8')) as { exports?: Record<string, string> };
+        return Object.keys(manifest.exports ?? {}).filter((subpath) => subpath.includes('*')).map((subpath) => `${entry.name}: ${subpath}`);
+      });
+    expect(wildcards).toEqual([]);
   });
 
   it('has no import cycle in any workspace, type-only imports included', () => {
