@@ -8,7 +8,7 @@ import {
   type AgentSnapshot,
   type MemoryBlock,
 } from '@engram/core';
-import { AgentBlock, Block, recompileSystemMessage } from '@engram/db';
+import { AgentBlock, Block, lockMemoryBlock, recompileSystemMessage } from '@engram/db';
 import { grepAgentFiles, INLINE_FILE_TOOL_NAMES, openFiles } from './file-tools.js';
 
 export type ToolOutcome = { status: 'success' | 'error'; funcResponse: string; memoryChanged: boolean };
@@ -67,13 +67,7 @@ export async function executeBaseTool(
     const edit = MEMORY_EDITS[name];
     if (!edit) return { status: 'error', funcResponse: `Error: unknown tool ${name}`, memoryChanged: false };
     const label = text(args, 'label');
-    const row = await Block.query(trx)
-      .forOrg(snapshot.organizationId)
-      .join('agent_blocks', 'agent_blocks.block_id', 'blocks.id')
-      .where({ 'agent_blocks.agent_id': snapshot.id, 'agent_blocks.label': label })
-      .select('blocks.*')
-      .forUpdate()
-      .first();
+    const row = await lockMemoryBlock(trx, { organizationId: snapshot.organizationId, agentId: snapshot.id, conversationId: snapshot.conversationId ?? null }, label);
     if (!row) {
       const labels = snapshot.blocks.map((block) => block.label).join(', ');
       return { status: 'error', funcResponse: `Error: no memory block labelled '${label}'. Blocks: ${labels}`, memoryChanged: false };
