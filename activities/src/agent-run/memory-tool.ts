@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { DEFAULT_BLOCK_LIMIT, type AgentSnapshot } from '@engram/core';
-import { Agent, AgentBlock, Block, newId, recompileSystemMessage } from '@engram/db';
+import { Agent, AgentBlock, Block, memoryBlocksOf, newId, recompileSystemMessage } from '@engram/db';
 
 type ToolArgs = Record<string, unknown>;
 type Outcome = { status: 'success' | 'error'; funcResponse: string; memoryChanged: boolean };
@@ -166,17 +166,15 @@ export async function executeMemoryCommand(trx: Knex.Transaction, snapshot: Agen
   }
 }
 
+/** The blocks as the run's conversation sees them: its copies of the blocks it isolates, the agent's otherwise. */
+const blocksSeenBy = (trx: Knex.Transaction, snapshot: AgentSnapshot) => memoryBlocksOf(trx, snapshot.organizationId, snapshot.id, snapshot.conversationId ?? null);
+
 async function listing(trx: Knex.Transaction, snapshot: AgentSnapshot): Promise<string> {
-  const blocks = await Block.query(trx)
-    .forOrg(snapshot.organizationId)
-    .join('agent_blocks', 'agent_blocks.block_id', 'blocks.id')
-    .where('agent_blocks.agent_id', snapshot.id)
-    .orderBy('agent_blocks.position')
-    .select('blocks.*', 'agent_blocks.label as attachedLabel');
+  const blocks = await blocksSeenBy(trx, snapshot);
   if (blocks.length === 0) return 'You have no memory blocks.';
-  const lines = (blocks as Array<Block & { attachedLabel: string }>).map(
+  const lines = blocks.map(
     (block) =>
-      `${MEMORY_ROOT}/${block.attachedLabel} (${block.value.length}/${block.limit} characters${block.readOnly ? ', read-only' : ''})` +
+      `${MEMORY_ROOT}/${block.label} (${block.value.length}/${block.limit} characters${block.readOnly ? ', read-only' : ''})` +
       (block.description ? `: ${block.description}` : ''),
   );
   return `Your memory blocks:\n${lines.join('\n')}`;
@@ -184,12 +182,7 @@ async function listing(trx: Knex.Transaction, snapshot: AgentSnapshot): Promise<
 
 async function view(trx: Knex.Transaction, snapshot: AgentSnapshot, label: string | null): Promise<Outcome> {
   if (label === null) return { status: 'success', funcResponse: await listing(trx, snapshot), memoryChanged: false };
-  const block = await Block.query(trx)
-    .forOrg(snapshot.organizationId)
-    .join('agent_blocks', 'agent_blocks.block_id', 'blocks.id')
-    .where({ 'agent_blocks.agent_id': snapshot.id, 'agent_blocks.label': label })
-    .select('blocks.*')
-    .first();
+  const block = (await blocksSeenBy(trx, snapshot)).find((candidate) => candidate.label === label);
   if (!block) return error(`Error: there is no memory block at ${MEMORY_ROOT}/${label}. ${await listing(trx, snapshot)}`);
   const header = `${MEMORY_ROOT}/${label} (${block.value.length}/${block.limit} characters${block.readOnly ? ', read-only' : ''})${block.description ? `: ${block.description}` : ''}`;
   return {
