@@ -43,6 +43,8 @@ export type ToolRule =
 export type AgentSnapshot = {
   id: string;
   organizationId: string;
+  /** The conversation whose view of memory `blocks` is (its isolated blocks in place of the agent's); null for the agent's own. */
+  conversationId?: string | null;
   name: string;
   agentType: AgentType;
   system: string;

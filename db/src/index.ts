@@ -14,6 +14,7 @@ export * from './models/index.js';
 export { createSecretBox, maskSecret, type SecretBox } from './secrets.js';
 export { resealSecrets, type RotationReport } from './secret-rotation.js';
 export { loadAgentSnapshot } from './queries/agent-snapshot.js';
+export { copyIsolatedBlocks, lockMemoryBlock, memoryBlocksOf } from './queries/memory-blocks.js';
 export { insertQueuedRun, type QueuedRunRecord } from './queries/queued-runs.js';
 export * from './run-channels.js';
 export { toStoredMessage, loadMessagesInOrder } from './queries/messages.js';

@@ -2,14 +2,16 @@ import type { Knex } from 'knex';
 import {
   coreMemoryAppend,
   coreMemoryReplace,
+  memoryApplyPatch,
   memoryInsert,
   memoryReplace,
   memoryRethink,
   type AgentSnapshot,
   type MemoryBlock,
 } from '@engram/core';
-import { AgentBlock, Block, recompileSystemMessage } from '@engram/db';
+import { AgentBlock, Block, lockMemoryBlock, recompileSystemMessage } from '@engram/db';
 import { grepAgentFiles, INLINE_FILE_TOOL_NAMES, openFiles } from './file-tools.js';
+import { executeMemoryCommand } from './memory-tool.js';
 
 export type ToolOutcome = { status: 'success' | 'error'; funcResponse: string; memoryChanged: boolean };
 
@@ -30,6 +32,7 @@ const MEMORY_EDITS: Record<string, MemoryEdit> = {
     memoryInsert(block, text(args, 'new_string'), typeof args.insert_line === 'number' ? args.insert_line : -1),
   memory_replace: (block, args) => memoryReplace(block, text(args, 'old_string'), text(args, 'new_string')),
   memory_rethink: (block, args) => memoryRethink(block, text(args, 'new_memory')),
+  memory_apply_patch: (block, args) => memoryApplyPatch(block, text(args, 'patch')),
   core_memory_append: (block, args) => coreMemoryAppend(block, text(args, 'content')),
   core_memory_replace: (block, args) => coreMemoryReplace(block, text(args, 'old_content'), text(args, 'new_content')),
 };
@@ -39,6 +42,7 @@ export function isBaseTool(name: string): boolean {
     name === 'send_message' ||
     name === 'memory_finish_edits' ||
     name === 'conversation_search' ||
+    name === 'memory' ||
     name in MEMORY_EDITS ||
     INLINE_FILE_TOOL_NAMES.includes(name)
   );
@@ -64,16 +68,12 @@ export async function executeBaseTool(
     // Opening files changes what the prompt shows, so it counts as a memory change: the step recompiles the prompt.
     if (name === 'open_files') return await openFiles(trx, snapshot, args, new Date());
     if (name === 'grep_files') return await grepAgentFiles(trx, snapshot, args, new Date());
+    // Letta's omni memory tool: its text edits are the single-block edits below, with their locking and limits.
+    if (name === 'memory') return await executeMemoryCommand(trx, snapshot, args, (edit, editArgs) => executeBaseTool(trx, snapshot, edit, editArgs));
     const edit = MEMORY_EDITS[name];
     if (!edit) return { status: 'error', funcResponse: `Error: unknown tool ${name}`, memoryChanged: false };
     const label = text(args, 'label');
-    const row = await Block.query(trx)
-      .forOrg(snapshot.organizationId)
-      .join('agent_blocks', 'agent_blocks.block_id', 'blocks.id')
-      .where({ 'agent_blocks.agent_id': snapshot.id, 'agent_blocks.label': label })
-      .select('blocks.*')
-      .forUpdate()
-      .first();
+    const row = await lockMemoryBlock(trx, { organizationId: snapshot.organizationId, agentId: snapshot.id, conversationId: snapshot.conversationId ?? null }, label);
     if (!row) {
       const labels = snapshot.blocks.map((block) => block.label).join(', ');
       return { status: 'error', funcResponse: `Error: no memory block labelled '${label}'. Blocks: ${labels}`, memoryChanged: false };

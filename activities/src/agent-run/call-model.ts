@@ -34,8 +34,15 @@ type Deps = { db: Database; baseProviders: BaseProviderConfig[]; secrets: Secret
 
 const HEARTBEAT_EVERY_MS = 2000;
 
-/** Frames for token deltas, shaped like the messages they preview (clients join them by id and otid). */
-function deltaFrame(stepId: string, delta: ModelDelta): Record<string, unknown> & { message_type: string } {
+/** What a step's stream has said about each of its tool calls so far (by the call's index in the answer). */
+type ToolCallHeaders = Map<number, { tool_call_id?: string; name?: string }>;
+
+/**
+ * Frames for token deltas, shaped like the messages they preview (clients join them by id and otid). Every
+ * tool-call delta repeats its call's id and tool name once known: providers send them only with a call's
+ * first chunk, and clients (letta-code-sdk) refuse a later chunk that names no call.
+ */
+function deltaFrame(stepId: string, delta: ModelDelta, toolCalls: ToolCallHeaders): Record<string, unknown> & { message_type: string } {
   const id = `message-${stepId.slice('step-'.length)}`;
   if (delta.kind === 'text') return { message_type: 'assistant_message', id, otid: null, content: delta.text, step_id: stepId };
   if (delta.kind === 'reasoning') {
@@ -44,9 +51,11 @@ function deltaFrame(stepId: string, delta: ModelDelta): Record<string, unknown> 
   if (delta.kind === 'hidden_reasoning') {
     return { message_type: 'hidden_reasoning_message', id, state: 'redacted', hidden_reasoning: delta.data, step_id: stepId };
   }
-  const toolCall: Record<string, unknown> = {};
-  if (delta.id) toolCall.tool_call_id = delta.id;
-  if (delta.name) toolCall.name = delta.name;
+  const header = toolCalls.get(delta.index) ?? {};
+  if (delta.id) header.tool_call_id = delta.id;
+  if (delta.name) header.name = delta.name;
+  toolCalls.set(delta.index, header);
+  const toolCall: Record<string, unknown> = { ...header };
   if (delta.argumentsFragment) toolCall.arguments = delta.argumentsFragment;
   return { message_type: 'tool_call_message', id, tool_call: toolCall, tool_calls: [toolCall], step_id: stepId };
 }
@@ -105,11 +114,12 @@ export function createCallModel(deps: Deps) {
         const client = createModelClient(provider);
         // Deltas are published one after another: separate pool connections could reorder them.
         let published: Promise<void> = Promise.resolve();
+        const toolCallHeaders: ToolCallHeaders = new Map();
         const turn = await client.complete(request, {
           signal: activity.cancellationSignal,
           onDelta: context.request.streamTokens
             ? (delta) => {
-                const frame = deltaFrame(input.stepId, delta);
+                const frame = deltaFrame(input.stepId, delta, toolCallHeaders);
                 published = published.then(() => publishDelta(deps.db, input.runId, activity.info.attempt, frame)).catch(() => undefined);
               }
             : undefined,

@@ -17,7 +17,7 @@ export type RunContext = {
 export async function loadRunContext(db: Knex, organizationId: string, runId: string): Promise<RunContext> {
   const run = await Run.query(db).forOrg(organizationId).findById(runId);
   if (!run) throw new RunStateError(`run ${runId} does not exist`);
-  const [agent, messageIds] = await readTogether(db, [() => loadAgentSnapshot(db, organizationId, run.agentId), () => contextMessageIds(db, contextOwnerOf(run))] as const);
+  const [agent, messageIds] = await readTogether(db, [() => loadAgentSnapshot(db, organizationId, run.agentId, run.conversationId ?? null), () => contextMessageIds(db, contextOwnerOf(run))] as const);
   if (!agent) throw new RunStateError(`agent ${run.agentId} of run ${runId} no longer exists`);
   const request = run.request as unknown as RunRequest;
   // A run in a conversation with model overrides calls the model its send resolved; everything else is the agent's.

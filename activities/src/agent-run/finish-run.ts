@@ -10,7 +10,8 @@ export type FinishRunInput = {
   runId: string;
   organizationId: string;
   stopReason: StopReason;
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; step_count: number };
+  /** `context_tokens`: the prompt size of the run's last step (how full the context was); absent when no step ran. */
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; step_count: number; context_tokens?: number };
   failure: { errorType: string; message: string } | null;
 };
 

@@ -81,6 +81,7 @@ export function createRunStep(deps: Deps) {
               completion_tokens: input.usageSoFar.completion_tokens + usage.completion_tokens,
               total_tokens: input.usageSoFar.total_tokens + usage.total_tokens,
               step_count: input.usageSoFar.step_count + 1,
+              context_tokens: usage.prompt_tokens,
             },
             failure: null,
           };

@@ -428,6 +428,10 @@ const FAMILIES: Family[] = [
   { prefix: '/api/admin', rule: PLATFORM_ADMIN },
   { prefix: '/v1/admin', rule: PLATFORM_ADMIN },
   { prefix: '/v1/health', rule: PUBLIC },
+  // What Letta's clients read of the caller and the plan: any member may see who they are and what is left to spend.
+  { prefix: '/v1/metadata', rule: MEMBER },
+  { prefix: '/v1/organizations/self/quotas', rule: MEMBER },
+  { prefix: '/v1/_internal_search', rule: needs(agents.read) },
   { prefix: '/v1/agents', resource: agents },
   { prefix: '/v1/groups', resource: agents },
   { prefix: '/v1/identities', resource: agents },

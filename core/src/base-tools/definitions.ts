@@ -20,13 +20,18 @@ export const BASE_TOOL_NAMES = [
   'send_message_to_agent_async',
   'send_message_to_agents_matching_tags',
   'send_message_to_all_agents_in_group',
+  'memory',
+  'memory_apply_patch',
+  'web_search',
+  'fetch_webpage',
+  'run_code',
 ] as const;
 
 export type BaseToolName = (typeof BASE_TOOL_NAMES)[number];
 
 export type BaseTool = {
   name: BaseToolName;
-  toolType: 'letta_core' | 'letta_memory_core' | 'letta_files_core' | 'letta_sleeptime_core' | 'letta_multi_agent_core';
+  toolType: 'letta_core' | 'letta_memory_core' | 'letta_files_core' | 'letta_sleeptime_core' | 'letta_multi_agent_core' | 'letta_builtin';
   description: string;
   jsonSchema: ToolDefinition;
 };
@@ -312,6 +317,93 @@ export const BASE_TOOLS: ReadonlyArray<BaseTool> = [
     { message: { type: 'string', description: 'The message for the members: the task or question they should answer.' } },
     ['message'],
   ),
+  baseTool(
+    'memory',
+    'letta_memory_core',
+    'Manage your memory blocks as files under /memories: the block labelled "human" is /memories/human. Commands: ' +
+      '"view" shows a block with line numbers (or, for /memories, lists your blocks); "create" makes a new block (path, ' +
+      'description, optional file_text); "str_replace" replaces old_string, which must occur exactly once, with new_string; ' +
+      '"insert" puts insert_text after line insert_line (0 for the top, -1 for the end); "delete" detaches the block from ' +
+      'you; "rename" moves old_path to new_path, or with path and description changes the block\'s description.',
+    {
+      command: {
+        type: 'string',
+        enum: ['view', 'create', 'str_replace', 'insert', 'delete', 'rename'],
+        description: 'The operation to perform.',
+      },
+      path: { type: 'string', description: 'The block to act on, as /memories/<label> (for view, create, str_replace, insert, delete, and rename of a description).' },
+      file_text: { type: 'string', description: 'For create: the new block\'s initial text. Leave it out for an empty block.' },
+      description: { type: 'string', description: 'For create, or rename with path: what the block holds and when to update it.' },
+      old_string: { type: 'string', description: 'For str_replace: the exact text to replace, without line-number prefixes. It must occur exactly once.' },
+      new_string: { type: 'string', description: 'For str_replace: the text to put in its place (empty to delete old_string).' },
+      insert_line: { type: 'integer', description: 'For insert: the line after which to insert, 0 for the top, -1 for the end.' },
+      insert_text: { type: 'string', description: 'For insert: the text to insert.' },
+      old_path: { type: 'string', description: 'For rename: the block\'s current path, /memories/<label>.' },
+      new_path: { type: 'string', description: 'For rename: the block\'s new path, /memories/<new label>.' },
+    },
+    ['command'],
+  ),
+  baseTool(
+    'memory_apply_patch',
+    'letta_memory_core',
+    'Edit a memory block with a patch: one or more hunks, each starting with a line "@@", whose lines start with " " ' +
+      '(context, kept), "-" (removed) or "+" (added). Each hunk\'s context and removed lines must match the block exactly ' +
+      'and occur once. Use it for several edits at once; for one replacement memory_replace is simpler.',
+    {
+      label: LABEL_PARAMETER,
+      patch: {
+        type: 'string',
+        description: 'The patch: hunks starting with "@@", lines prefixed " ", "-" or "+". "*** Begin Patch" / "*** End Patch" lines are allowed and ignored.',
+      },
+    },
+    ['label', 'patch'],
+  ),
+  baseTool(
+    'web_search',
+    'letta_builtin',
+    'Search the web and return the most relevant pages, each with its title, URL, publication date when known, and the ' +
+      'passages that match the query (the full page text when include_text is true). Use it for current events, facts you ' +
+      'are unsure of, or anything beyond your training data; fetch a result with fetch_webpage to read all of it.',
+    {
+      query: { type: 'string', description: 'What to search for, as you would type it into a search engine.' },
+      num_results: { type: 'integer', default: 10, description: 'How many results to return, 1 to 100. Defaults to 10.' },
+      category: {
+        type: 'string',
+        enum: ['company', 'research paper', 'news', 'pdf', 'github', 'tweet', 'personal site', 'linkedin profile', 'financial report'],
+        description: 'Optional: only this kind of content. Providers without categories use it as a hint in the query.',
+      },
+      include_text: {
+        type: 'boolean',
+        default: false,
+        description: 'Also return each page\'s full text. Defaults to false: the text of many pages rarely fits in your context.',
+      },
+      include_domains: { type: 'array', items: { type: 'string' }, description: 'Optional: only results from these domains ("example.com").' },
+      exclude_domains: { type: 'array', items: { type: 'string' }, description: 'Optional: no results from these domains.' },
+      start_published_date: { type: 'string', description: 'Optional: only pages published on or after this date (ISO 8601, "2025-01-31").' },
+      end_published_date: { type: 'string', description: 'Optional: only pages published on or before this date (ISO 8601).' },
+      user_location: { type: 'string', description: 'Optional: a two-letter country code ("US") for results local to it.' },
+    },
+    ['query'],
+  ),
+  baseTool(
+    'fetch_webpage',
+    'letta_builtin',
+    'Fetch a web page and return its readable content as markdown: the main text, headings, lists and links, without ' +
+      'navigation, scripts or styling. Plain-text and JSON pages are returned as they are.',
+    { url: { type: 'string', description: 'The page\'s full http:// or https:// URL.' } },
+    ['url'],
+  ),
+  baseTool(
+    'run_code',
+    'letta_builtin',
+    'Run a short program in an isolated sandbox without network access and return what it printed (stdout and stderr) and ' +
+      'its exit status. Use it to compute, transform data or check an idea. Nothing persists between calls.',
+    {
+      code: { type: 'string', description: 'The complete program to run. Print what you want to see.' },
+      language: { type: 'string', enum: ['python', 'js', 'ts'], description: 'The program\'s language: python, js (JavaScript) or ts (TypeScript).' },
+    },
+    ['code', 'language'],
+  ),
 ];
 
 /** Tools whose call is a message to other agents: each callee answers in a run of its own, a child of the caller's. */
@@ -359,6 +451,9 @@ const DEFAULT_TOOL_NAMES: Record<AgentType, readonly BaseToolName[]> = {
 export function defaultToolNamesFor(agentType: AgentType): string[] {
   return [...DEFAULT_TOOL_NAMES[agentType]];
 }
+
+/** The built-ins that reach outside the database (the web, the sandbox): the tool activity runs them, never the step's transaction. */
+export const BUILTIN_TOOL_TYPE = 'letta_builtin';
 
 export function isBaseToolName(name: string): name is BaseToolName {
   return (BASE_TOOL_NAMES as readonly string[]).includes(name);

@@ -4,6 +4,7 @@ import {
   READ_ONLY_BLOCK_ERROR,
   coreMemoryAppend,
   coreMemoryReplace,
+  memoryApplyPatch,
   memoryInsert,
   memoryReplace,
   memoryRethink,
@@ -160,5 +161,35 @@ describe('every memory edit', () => {
 
   it('accepts a value of exactly the limit', () => {
     expect(valueOf(memoryRethink(block('', { limit: 5 }), 'abcde'))).toBe('abcde');
+  });
+});
+
+describe('memoryApplyPatch', () => {
+  const notes = block('Name: Ada\nLikes: tea\nCity: Paris\nPet: cat');
+
+  it('applies every hunk, in a Codex-style envelope or bare', () => {
+    const patch = ['*** Begin Patch', '*** Update File: human', '@@', ' Name: Ada', '-Likes: tea', '+Likes: coffee', '@@', '-Pet: cat', '+Pet: dog', '+Plant: fern', '*** End Patch', ''].join('\n');
+    expect(valueOf(memoryApplyPatch(notes, patch))).toBe('Name: Ada\nLikes: coffee\nCity: Paris\nPet: dog\nPlant: fern');
+    expect(valueOf(memoryApplyPatch(notes, '@@ -3 +3 @@\n-City: Paris\n+City: Lyon\n'))).toBe('Name: Ada\nLikes: tea\nCity: Lyon\nPet: cat');
+  });
+
+  it('appends a hunk without old lines, and fills an empty block', () => {
+    expect(valueOf(memoryApplyPatch(notes, '@@\n+Age: 36'))).toBe('Name: Ada\nLikes: tea\nCity: Paris\nPet: cat\nAge: 36');
+    expect(valueOf(memoryApplyPatch(block(''), '@@\n+first\n+second'))).toBe('first\nsecond');
+  });
+
+  it('applies nothing when one hunk does not match, or matches twice', () => {
+    const stale = memoryApplyPatch(notes, '@@\n-Likes: tea\n+Likes: milk\n@@\n-City: Rome\n+City: Oslo');
+    expect(errorOf(stale)).toContain('hunk 2 were not found');
+    const twice = memoryApplyPatch(block('a\nx\na'), '@@\n-a\n+b');
+    expect(errorOf(twice)).toContain('occur 2 times');
+  });
+
+  it('refuses read-only blocks, patches without hunks, stray lines and results over the limit', () => {
+    expect(errorOf(memoryApplyPatch(block('x', { readOnly: true }), '@@\n-x\n+y'))).toBe(READ_ONLY_BLOCK_ERROR);
+    expect(errorOf(memoryApplyPatch(notes, ''))).toContain('no hunks');
+    expect(errorOf(memoryApplyPatch(notes, 'Likes: tea'))).toContain('comes before any hunk');
+    expect(errorOf(memoryApplyPatch(notes, '@@\n*Likes'))).toContain('does not start with');
+    expect(errorOf(memoryApplyPatch(block('x', { limit: 5 }), '@@\n-x\n+far too long'))).toContain("over the block's limit of 5");
   });
 });

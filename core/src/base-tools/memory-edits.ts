@@ -110,3 +110,81 @@ export function coreMemoryReplace(block: MemoryBlock, oldContent: string, newCon
   const count = parts.length - 1;
   return acceptIfWithinLimit(block, parts.join(newContent), `Replaced ${count} occurrence${count === 1 ? '' : 's'} of the text.`);
 }
+
+/** Lines outside hunks that patch tools write around them (`*** Begin Patch`, `--- a/x`): they carry no edit. */
+const PATCH_ENVELOPE = /^(\*\*\* |--- |\+\+\+ |diff |index )/;
+
+type Hunk = { before: string[]; after: string[] };
+
+function parseHunks(patch: string): Hunk[] | string {
+  const hunks: Hunk[] = [];
+  let current: Hunk | null = null;
+  for (const line of patch.replace(/\r\n/g, '\n').split('\n')) {
+    if (line.startsWith('@@')) {
+      current = { before: [], after: [] };
+      hunks.push(current);
+      continue;
+    }
+    if (current === null || line.startsWith('*** ')) {
+      if (line.trim() !== '' && !PATCH_ENVELOPE.test(line)) return `the line "${line}" comes before any hunk; start each hunk with a line "@@"`;
+      current = line.startsWith('*** ') ? null : current;
+      continue;
+    }
+    if (line.startsWith('\\')) continue; // "\ No newline at end of file"
+    const marker = line[0] ?? ' ';
+    const content = line.slice(1);
+    if (marker === ' ') {
+      current.before.push(content);
+      current.after.push(content);
+    } else if (marker === '-') current.before.push(content);
+    else if (marker === '+') current.after.push(content);
+    else return `the hunk line "${line}" does not start with " ", "-" or "+"`;
+  }
+  // A patch's last line is often followed by a newline, which reads as one empty context line too many.
+  for (const hunk of hunks) {
+    while (hunk.before.at(-1) === '' && hunk.after.at(-1) === '' && hunk.before.length > 0) {
+      hunk.before.pop();
+      hunk.after.pop();
+    }
+  }
+  return hunks.filter((hunk) => hunk.before.length > 0 || hunk.after.length > 0);
+}
+
+/** Indexes where `needle` starts in `lines`, as whole lines. */
+function lineMatches(lines: string[], needle: string[]): number[] {
+  const found: number[] = [];
+  for (let start = 0; start + needle.length <= lines.length; start += 1) {
+    if (needle.every((line, offset) => lines[start + offset] === line)) found.push(start);
+  }
+  return found;
+}
+
+/**
+ * Applies a patch of `@@` hunks (context " ", removed "-", added "+" lines) to the block, all or nothing: each
+ * hunk's old lines must occur exactly once, so a stale or ambiguous patch never edits the wrong place. A hunk
+ * with no old lines appends its added lines at the end.
+ */
+export function memoryApplyPatch(block: MemoryBlock, patch: string): MemoryEditResult {
+  if (block.readOnly) return fail(READ_ONLY_BLOCK_ERROR);
+  const hunks = parseHunks(patch);
+  if (typeof hunks === 'string') return fail(`Patch failed: ${hunks}.`);
+  if (hunks.length === 0) return fail('Patch failed: the patch has no hunks. Start each hunk with a line "@@", then lines prefixed " ", "-" or "+".');
+  let lines = linesOf(block.value);
+  for (const [index, hunk] of hunks.entries()) {
+    if (hunk.after.some((line) => LINE_NUMBER_PREFIX.test(line))) return fail(lineNumberPrefixError('patch'));
+    if (hunk.before.length === 0) {
+      lines = [...lines, ...hunk.after];
+      continue;
+    }
+    const matches = lineMatches(lines, hunk.before);
+    if (matches.length !== 1) {
+      return fail(
+        `Patch failed: the old lines of hunk ${index + 1} ${matches.length === 0 ? 'were not found' : `occur ${matches.length} times`} in the block "${block.label}". ` +
+          'Context and removed lines must match the block exactly, once; add context lines to make a hunk unique. No hunk was applied.',
+      );
+    }
+    const start = matches[0]!;
+    lines = [...lines.slice(0, start), ...hunk.after, ...lines.slice(start + hunk.before.length)];
+  }
+  return acceptIfWithinLimit(block, lines.join('\n'), `Applied ${hunks.length} hunk${hunks.length === 1 ? '' : 's'}.`);
+}

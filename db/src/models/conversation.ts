@@ -18,8 +18,20 @@ export class Conversation extends TenantModel {
   declare model: string | null;
   declare modelSettings: Record<string, unknown> | null;
   declare contextWindowLimit: number | null;
+  /** Labels of the agent's blocks this conversation has a copy of (`ConversationBlock`); its other blocks are shared. */
+  declare isolatedBlockLabels: string[];
   declare lastMessageAt: Date | null;
   declare deletedAt: Date | null;
   declare createdById: string | null;
   declare lastUpdatedById: string | null;
+}
+
+/** A conversation's own copy of one of its agent's blocks: the conversation sees and edits it instead of the agent's. */
+export class ConversationBlock extends TenantModel {
+  static override tableName = 'conversation_blocks';
+  static override hasTimestamps = false;
+  static override idColumn = ['conversationId', 'label'];
+  declare conversationId: string;
+  declare blockId: string;
+  declare label: string;
 }

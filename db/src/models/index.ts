@@ -150,5 +150,5 @@ export {
   type ShareAccessLevel,
   type AgentFileAccessLevel,
 } from './sharing.js';
-export { Conversation } from './conversation.js';
+export { Conversation, ConversationBlock } from './conversation.js';
 export { VISIBLE_AGENT, VISIBLE_BLOCK, VISIBLE_IDENTITY, ofVisibleAgent, type AgentHiddenKind, type IdentityHiddenKind } from './hidden.js';

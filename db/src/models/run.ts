@@ -7,6 +7,8 @@ export type RunUsage = {
   prompt_tokens?: number;
   total_tokens?: number;
   step_count?: number;
+  /** The prompt size of the run's last step. */
+  context_tokens?: number;
 };
 
 export class Run extends TenantModel {

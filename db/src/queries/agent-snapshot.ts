@@ -1,24 +1,22 @@
 import type { AgentSnapshot, AgentType, ToolRule } from '@engram/core';
 import type { Knex } from 'knex';
 import { Agent } from '../models/agent.js';
-import { Block } from '../models/block.js';
+import { memoryBlocksOf } from './memory-blocks.js';
 import { Tool } from '../models/tool.js';
 import { readTogether } from '../connection.js';
 
-/** Everything the agent loop and the context view need of an agent, in one consistent read. */
+/**
+ * Everything the agent loop and the context view need of an agent, in one consistent read; in a conversation,
+ * memory as that conversation sees it (its isolated blocks).
+ */
 export async function loadAgentSnapshot(
   db: Knex,
   organizationId: string,
   agentId: string,
+  conversationId: string | null = null,
 ): Promise<AgentSnapshot | undefined> {
   const agentRow = () => Agent.query(db).forOrg(organizationId).findById(agentId);
-  const blockRows = () =>
-    Block.query(db)
-      .forOrg(organizationId)
-      .join('agent_blocks', 'agent_blocks.block_id', 'blocks.id')
-      .where('agent_blocks.agent_id', agentId)
-      .orderBy([{ column: 'agent_blocks.position' }, { column: 'blocks.created_at' }])
-      .select('blocks.*');
+  const blockRows = () => memoryBlocksOf(db, organizationId, agentId, conversationId);
   const toolRows = () =>
     Tool.query(db)
       .forOrg(organizationId)
@@ -31,6 +29,7 @@ export async function loadAgentSnapshot(
   return {
     id: agent.id,
     organizationId,
+    conversationId,
     name: agent.name,
     templateId: agent.templateId,
     templateFamily: agent.baseTemplateId,

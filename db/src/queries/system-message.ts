@@ -1,8 +1,9 @@
 import { compileSystemPrompt, fileViewLimitsOf, type AgentType, type PromptDirectories, type ToolRule } from '@engram/core';
 import type { Knex } from 'knex';
 import { Agent } from '../models/agent.js';
-import { Block } from '../models/block.js';
+import type { Block } from '../models/block.js';
 import { Conversation } from '../models/conversation.js';
+import { conversationMemoryBlocks, memoryBlocksOf } from './memory-blocks.js';
 import { Message } from '../models/message.js';
 import { ArchiveAgent } from '../models/archive.js';
 import { Passage } from '../models/passage.js';
@@ -11,8 +12,10 @@ import { Tool } from '../models/tool.js';
 
 /**
  * Rebuilds an agent's stored system messages (message 0 of its context and of each of its conversations') from
- * its current memory, tools and rules: a block edited in one conversation is in the next prompt of every other.
- * Called after memory edits, by the API and by the agent loop alike. `dryRun` compiles without writing.
+ * its current memory, tools and rules: a block edited in one conversation is in the next prompt of every other,
+ * unless it is one the conversation isolates (its own copy, in its prompt only).
+ * Called after memory edits, by the API and by the agent loop alike. `dryRun` compiles without writing (the prompt
+ * of `conversationId` when given, else the agent's own).
  *
  * Recompiles of one agent are serialized by a transaction-scoped advisory lock, taken before the memory is read:
  * two conversations editing memory at once each compile after the other's edit committed, so neither writes a
@@ -23,19 +26,14 @@ export async function recompileSystemMessage(
   organizationId: string,
   agentId: string,
   now: Date,
-  options: { dryRun?: boolean } = {},
+  options: { dryRun?: boolean; conversationId?: string } = {},
 ): Promise<string | undefined> {
   if (!options.dryRun) await db.raw('select pg_advisory_xact_lock(hashtext(?))', [`recompile:${agentId}`]);
   const agent = await Agent.query(db).forOrg(organizationId).findById(agentId);
   const systemMessageId = agent?.messageIds[0];
   if (!agent || !systemMessageId) return undefined;
   // Sequential on purpose: inside a transaction these share one connection.
-  const blocks = await Block.query(db)
-    .forOrg(organizationId)
-    .join('agent_blocks', 'agent_blocks.block_id', 'blocks.id')
-    .where('agent_blocks.agent_id', agentId)
-    .orderBy([{ column: 'agent_blocks.position' }, { column: 'blocks.created_at' }])
-    .select('blocks.*');
+  const blocks = await memoryBlocksOf(db, organizationId, agentId, null);
   const tools = await Tool.query(db)
     .forOrg(organizationId)
     .join('agent_tools', 'agent_tools.tool_id', 'tools.id')
@@ -48,7 +46,7 @@ export async function recompileSystemMessage(
   const archivalPassageCount = await archivalPassages.clone().resultSize();
   const archivalTags = archivalPassageCount === 0 ? [] : await archivalTagsOf(archivalPassages);
   const directories = await directoriesOf(db, organizationId, agent);
-  const compiled = compileSystemPrompt({
+  const compile = (blocks: Block[]) => compileSystemPrompt({
     system: agent.system,
     agentType: agent.agentType as AgentType,
     blocks: blocks.map((block) => ({
@@ -69,13 +67,24 @@ export async function recompileSystemMessage(
     directories,
     now,
   });
+  if (options.dryRun && options.conversationId) return compile(await memoryBlocksOf(db, organizationId, agentId, options.conversationId));
+  const compiled = compile(blocks);
   if (options.dryRun) return compiled;
-  const conversations = await Conversation.query(db).forOrg(organizationId).where({ agentId }).whereNull('deletedAt').select('messageIds');
-  const systemMessageIds = [systemMessageId, ...conversations.flatMap((conversation) => conversation.messageIds.slice(0, 1))];
+  const conversations = await Conversation.query(db).forOrg(organizationId).where({ agentId }).whereNull('deletedAt').select('id', 'messageIds');
+  // A conversation with isolated blocks gets a prompt of its own; every other one shares the agent's.
+  const isolated = await conversationMemoryBlocks(db, organizationId, agentId, blocks);
+  const sharing = conversations.filter((conversation) => !isolated.has(conversation.id));
+  const systemMessageIds = [systemMessageId, ...sharing.flatMap((conversation) => conversation.messageIds.slice(0, 1))];
   await Message.query(db)
     .forOrg(organizationId)
     .whereIn('id', systemMessageIds)
     .patch({ content: [{ type: 'text', text: compiled }] });
+  for (const conversation of conversations) {
+    const own = isolated.get(conversation.id);
+    const ownSystemMessageId = conversation.messageIds[0];
+    if (!own || !ownSystemMessageId) continue;
+    await Message.query(db).forOrg(organizationId).findById(ownSystemMessageId).patch({ content: [{ type: 'text', text: compile(own) }] });
+  }
   return compiled;
 }
 

@@ -132,11 +132,14 @@ async function executeToolCalls(input: AgentRunInput, step: WorkflowSpan, deps: 
   return results;
 }
 
+/** A run's token totals so far, and `context_tokens`: the prompt size of its latest step. */
+type RunTokenUsage = TokenUsage & { context_tokens?: number };
+
 /** How a run's loop ended; `finished` when its last step closed the run's record itself. */
 type LoopOutcome = {
   stopReason: StopReason;
   failure?: RunFailure;
-  usage: TokenUsage;
+  usage: RunTokenUsage;
   stepCount: number;
   finished?: Awaited<ReturnType<AgentRunActivities['finishRun']>>;
 };
@@ -166,7 +169,7 @@ async function loopInSeparateActivities(input: AgentRunInput, deps: LoopDeps): P
       (result) => ('waitingFor' in result ? result.waitingFor : undefined),
     ),
   );
-  const usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  const usage: RunTokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   let stepCount = 0;
   let stopReason: StopReason = 'end_turn';
   let failure: RunFailure | undefined;
@@ -198,6 +201,7 @@ async function loopInSeparateActivities(input: AgentRunInput, deps: LoopDeps): P
           usage.prompt_tokens += turn.usage.prompt_tokens;
           usage.completion_tokens += turn.usage.completion_tokens;
           usage.total_tokens += turn.usage.total_tokens;
+          usage.context_tokens = turn.usage.prompt_tokens;
           stepCount += 1;
           let applied = await step.within(() => bookkeeping.applyModelTurn({ ...call, maxSteps: input.maxSteps, turn }));
           if ('pendingToolCalls' in applied) {
@@ -239,7 +243,7 @@ async function loopInSeparateActivities(input: AgentRunInput, deps: LoopDeps): P
  */
 async function loopInStepActivities(input: AgentRunInput, deps: LoopDeps): Promise<LoopOutcome> {
   const { runSpan, turns, runIds } = deps;
-  const usage: TokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  const usage: RunTokenUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   let stepCount = 0;
   let ruleState: ToolRuleState | undefined;
   let openStep: WorkflowSpan | undefined;
@@ -277,6 +281,7 @@ async function loopInStepActivities(input: AgentRunInput, deps: LoopDeps): Promi
         usage.prompt_tokens += ran.usage.prompt_tokens;
         usage.completion_tokens += ran.usage.completion_tokens;
         usage.total_tokens += ran.usage.total_tokens;
+        usage.context_tokens = ran.usage.prompt_tokens;
         stepCount += 1;
         let applied = ran.applied;
         if ('pendingToolCalls' in applied) {

@@ -11,7 +11,22 @@ const conversationFields = {
   context_window_limit: z.number().int().min(1).max(100_000_000).nullish(),
 };
 
-export const CreateConversationBody = z.object({ ...conversationFields, hidden: z.boolean().optional() }).strict();
+const blockLabel = z.string().min(1).max(200);
+
+export const CreateConversationBody = z
+  .object({
+    ...conversationFields,
+    hidden: z.boolean().optional(),
+    isolated_block_labels: z
+      .array(blockLabel)
+      .max(100)
+      .nullish()
+      .describe(
+        "Labels of the agent's blocks this conversation gets its own copy of: edits to them in this conversation stay in it, " +
+          'and it does not see edits made elsewhere. Every other block stays shared. A label the agent has no block for is kept but copies nothing.',
+      ),
+  })
+  .strict();
 
 export const UpdateConversationBody = z
   .object({ ...conversationFields, archived: z.boolean().nullish(), last_message_at: z.string().datetime({ offset: true }).nullish() })
@@ -29,6 +44,7 @@ export const ConversationResponse = z
     created_by_id: z.string().nullable(),
     description: z.string().nullable(),
     in_context_message_ids: z.array(z.string()).nullable(),
+    isolated_block_labels: z.array(z.string()).describe("Labels of the agent's blocks this conversation has its own copy of"),
     last_message_at: z.string().nullable(),
     last_updated_by_id: z.string().nullable(),
     model: z.string().nullable(),

@@ -52,6 +52,7 @@ export const RunUsageResponse = z
     prompt_tokens: z.number().int(),
     total_tokens: z.number().int(),
     step_count: z.number().int(),
+    context_tokens: z.number().int().nullable().describe("The prompt size of the run's last step (null before a step has finished)"),
     run_ids: z.array(z.string()),
   })
   .meta({ id: 'RunUsage' });

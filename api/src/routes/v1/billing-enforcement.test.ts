@@ -108,3 +108,22 @@ describe('credits on /v1', () => {
     expect((await send(agent.body.id, tenant.apiKey.key)).status).toBe(402);
   }, 60_000);
 });
+
+describe("the plan overview Letta's clients read", () => {
+  it('splits the balance into the monthly grant and the rest, and counts the month’s requests against the tier’s allowance', async () => {
+    const tenant = await ctx.stack.createTenant();
+    await ctx.stack.services.billing.addCredits(tenant.organizationId, { amount: 300, note: 'purchased' });
+    const agent = await ctx.call(tenant.apiKey.key, 'POST', '/agents/', { name: 'standard', model: 'openai/gpt-4o-mini' });
+    expect((await send(agent.body.id, tenant.apiKey.key)).status).toBe(200);
+
+    const total = await ctx.stack.services.billing.balance(tenant.organizationId);
+    const balance = await ctx.call(tenant.apiKey.key, 'GET', '/metadata/balance');
+    expect(balance.body).toMatchObject({ total_balance: total, monthly_credit_balance: 5000, purchased_credit_balance: total - 5000, billing_tier: 'free', unlimited: false });
+
+    const quotas = await ctx.call(tenant.apiKey.key, 'GET', '/organizations/self/quotas');
+    expect(quotas.status).toBe(200);
+    const standard = (await ctx.stack.services.quotas.quotas(tenant.organizationId)).freeModelRequests;
+    expect(standard.used).toBe(1);
+    expect(quotas.body).toMatchObject({ lettaTier: { bucket: 'full', used: 1, limit: standard.limit }, unlimited: false, dailyQuotaWindowEnd: null });
+  }, 60_000);
+});

@@ -162,6 +162,58 @@ describe('conversations through the client', () => {
     expect((await client.agents.blocks.retrieve('human', { agent_id: agent.id })).value).toBe('The human is called Grace.');
   });
 
+  it('keeps an isolated block edited in one conversation out of another, while a shared block changes in both', { timeout: 90_000 }, async () => {
+    const agent = await createAgent();
+    const created = await api(`/conversations/?agent_id=${agent.id}`, { method: 'POST', body: JSON.stringify({ isolated_block_labels: ['human'] }) });
+    expect(created.status).toBe(200);
+    const a = (await created.json()) as { id: string; isolated_block_labels: string[] };
+    expect(a.isolated_block_labels).toEqual(['human']);
+    const b = await client.conversations.create({ agent_id: agent.id });
+    expect(b).toMatchObject({ isolated_block_labels: [] });
+    const isTool = (said: string) => (request: ChatRequest) => lastUserText(request) === said && request.messages.some((message) => message.role === 'tool');
+    model.enqueue(
+      {
+        type: 'tool_calls',
+        calls: [
+          { name: 'memory_replace', arguments: { label: 'human', old_string: 'Ada', new_string: 'Grace' } },
+          { name: 'memory_replace', arguments: { label: 'persona', old_string: 'helpful', new_string: 'cheerful' } },
+        ],
+        match: saidLast('call me Grace, be cheerful'),
+      },
+      { type: 'text', text: 'Noted.', match: isTool('call me Grace, be cheerful') },
+      { type: 'text', text: 'Hello.', match: saidLast('who am I in B?') },
+      { type: 'text', text: 'Hello again.', match: saidLast('who am I in A?') },
+    );
+    await send(a.id, 'call me Grace, be cheerful');
+    await send(b.id, 'who am I in B?');
+    await send(a.id, 'who am I in A?');
+
+    const inB = JSON.stringify(promptOf('who am I in B?')?.messages[0]);
+    expect(inB).toContain('The human is called Ada.');
+    expect(inB).toContain('I am a cheerful agent.');
+    const inA = JSON.stringify(promptOf('who am I in A?')?.messages[0]);
+    expect(inA).toContain('The human is called Grace.');
+    expect(inA).toContain('I am a cheerful agent.');
+    // The agent's own block is untouched by the isolated edit; the shared one carries the edit.
+    expect((await client.agents.blocks.retrieve('human', { agent_id: agent.id })).value).toBe('The human is called Ada.');
+    expect((await client.agents.blocks.retrieve('persona', { agent_id: agent.id })).value).toBe('I am a cheerful agent.');
+
+    // A later edit of the shared block elsewhere reaches the isolated conversation's prompt too; its copy stays.
+    await client.agents.blocks.update('persona', { agent_id: agent.id, value: 'I am a patient agent.' });
+    model.enqueue({ type: 'text', text: 'Still you.', match: saidLast('and now?') });
+    await send(a.id, 'and now?');
+    const later = JSON.stringify(promptOf('and now?')?.messages[0]);
+    expect(later).toContain('I am a patient agent.');
+    expect(later).toContain('The human is called Grace.');
+
+    // A fork keeps the isolation, starting from the source's copy.
+    const fork = await client.conversations.fork(a.id);
+    expect(fork).toMatchObject({ isolated_block_labels: ['human'] });
+    model.enqueue({ type: 'text', text: 'Forked.', match: saidLast('in the fork') });
+    await send(fork.id, 'in the fork');
+    expect(JSON.stringify(promptOf('in the fork')?.messages[0])).toContain('The human is called Grace.');
+  });
+
   it('keeps both of two concurrent edits of one block', { timeout: 60_000 }, async () => {
     const agent = await createAgent();
     const [a, b] = [await client.conversations.create({ agent_id: agent.id }), await client.conversations.create({ agent_id: agent.id })];

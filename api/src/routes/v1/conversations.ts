@@ -64,6 +64,7 @@ export function conversationRoutes(services: AppServices, settings: StreamSettin
           modelSettings: body.model_settings,
           contextWindowLimit: body.context_window_limit,
           hidden: body.hidden,
+          isolatedBlockLabels: body.isolated_block_labels,
         });
         return conversationToWire(created);
       },

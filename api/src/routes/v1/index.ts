@@ -37,6 +37,9 @@ import { chatCompletionRoutes } from './chat-completions.js';
 import { groupRoutes } from './groups.js';
 import { conversationRoutes } from './conversations.js';
 import { topLevelMessageRoutes } from './messages.js';
+import { metadataRoutes } from './metadata.js';
+import { organizationRoutes } from './organizations.js';
+import { internalSearchRoutes } from './internal-search.js';
 
 /** The `/v1` agent API: every route below is authenticated by API key and scoped to its organization. */
 export type V1Settings = { version: string; pingIntervalMs: number; pollIntervalMs: number; maxUploadBytes: number };
@@ -84,5 +87,8 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     await app.register(groupRoutes(services, deps));
     await app.register(conversationRoutes(services, deps));
     await app.register(topLevelMessageRoutes(services));
+    await app.register(metadataRoutes(services));
+    await app.register(organizationRoutes(services));
+    await app.register(internalSearchRoutes());
   };
 }

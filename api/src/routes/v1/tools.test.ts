@@ -123,7 +123,7 @@ describe('tool list and count filters', () => {
     expect(await names('tool_types=custom')).toEqual(['alpha_lookup', 'beta_lookup', 'gamma_report']);
     expect(await names('exclude_letta_tools=true')).toEqual(['alpha_lookup', 'beta_lookup', 'gamma_report']);
     expect(await names('return_only_letta_tools=true')).toEqual(BASE_TOOLS.map((tool) => tool.name).sort());
-    expect(await names('exclude_tool_types=letta_core,letta_memory_core,letta_files_core,letta_sleeptime_core,letta_multi_agent_core')).toEqual(['alpha_lookup', 'beta_lookup', 'gamma_report']);
+    expect(await names('exclude_tool_types=letta_core,letta_memory_core,letta_files_core,letta_sleeptime_core,letta_multi_agent_core,letta_builtin')).toEqual(['alpha_lookup', 'beta_lookup', 'gamma_report']);
 
     const firstPage = await (await api('/tools/?tool_types=custom&limit=2&order=asc', { key })).json();
     expect(firstPage.map((tool: { name: string }) => tool.name)).toEqual(['alpha_lookup', 'beta_lookup']);

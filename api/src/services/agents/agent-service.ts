@@ -12,6 +12,7 @@ import {
 import {
   Agent,
   AgentBlock,
+  ConversationBlock,
   AgentTool,
   Block,
   Identity,
@@ -517,9 +518,16 @@ export function createAgentService(deps: AgentServiceDeps) {
     await Agent.query(trx).forOrg(ctx.organizationId).findById(agentId).patch({ enableSleeptime: false });
   }
 
-  /** Deletes an agent with its history; its blocks go too, unless another agent still uses them. */
+  /**
+   * Deletes an agent with its history; its blocks go too, unless another agent still uses them, and so do its
+   * conversations' copies of isolated blocks.
+   */
   async function deleteAgent(trx: Knex, ctx: RequestContext, agentId: string): Promise<void> {
     const blockIds = (await AgentBlock.query(trx).forOrg(ctx.organizationId).where({ agentId })).map((row) => row.blockId);
+    await Block.query(trx)
+      .forOrg(ctx.organizationId)
+      .whereIn('blocks.id', ConversationBlock.query(trx).join('conversations', 'conversations.id', 'conversation_blocks.conversation_id').where('conversations.agent_id', agentId).select('conversation_blocks.block_id'))
+      .delete();
     await Agent.query(trx).forOrg(ctx.organizationId).deleteById(agentId);
     if (blockIds.length === 0) return;
     await Block.query(trx)

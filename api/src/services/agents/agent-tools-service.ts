@@ -1,6 +1,7 @@
-import { AgentTool, Tool, recompileSystemMessage, type Database } from '@engram/db';
+import { AgentTool, McpServer, Tool, recompileSystemMessage, type Database } from '@engram/db';
 import type { ToolRule } from '@engram/core';
 import type { Knex } from 'knex';
+import { mcpToolLink } from '@engram/integrations/mcp';
 import { NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { findAgent, toolsByAgent } from './agent-views.js';
@@ -34,6 +35,20 @@ export function createAgentToolService(deps: AgentToolServiceDeps) {
         (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id),
       );
       return pageInMemory(byCreation, page);
+    },
+
+    /** The names (and descriptions) of the secrets the agent's tools run with; their values never leave here. */
+    async secretNamesOf(ctx: RequestContext, agentId: string): Promise<Array<{ key: string; description: string | null }>> {
+      const agent = await findAgent(db, ctx.organizationId, agentId);
+      return agent.toolExecEnvironmentVariables.map((variable) => ({ key: variable.key, description: variable.description ?? null }));
+    },
+
+    /** The MCP servers whose tools the agent has, in the order they were added. */
+    async mcpServersOf(ctx: RequestContext, agentId: string): Promise<McpServer[]> {
+      await findAgent(db, ctx.organizationId, agentId);
+      const serverIds = new Set((await attachedTools(db, ctx, agentId)).flatMap((tool) => mcpToolLink(tool.metadata)?.server_id ?? []));
+      if (serverIds.size === 0) return [];
+      return McpServer.query(db).forOrg(ctx.organizationId).whereIn('id', [...serverIds]).orderBy([{ column: 'createdAt' }, { column: 'id' }]);
     },
 
     async attachTool(ctx: RequestContext, agentId: string, toolId: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { contextMessageIds, Conversation, Message, newId, recompileSystemMessage, Run, type Agent, type Database, type LlmConfig, ofVisibleAgent } from '@engram/db';
+import { contextMessageIds, Conversation, copyIsolatedBlocks, Message, newId, recompileSystemMessage, Run, type Agent, type Database, type LlmConfig, ofVisibleAgent } from '@engram/db';
 import { classifyProviderError, ModelCallError } from '@engram/integrations/llm';
 import type { LettaMessage } from '@engram/core';
 import { BadRequestError, NotFoundError, UnprocessableError, UpstreamError } from '../../errors.js';
@@ -55,7 +55,7 @@ export type ConversationServiceDeps = {
 
 /**
  * Conversations: threads of one agent, each with its own context window, compaction and run queue, sharing the
- * agent's memory blocks, tools, archival memory and files.
+ * agent's memory blocks (except those it isolates: its own copies), tools, archival memory and files.
  */
 export function createConversationService(deps: ConversationServiceDeps) {
   const { db } = deps;
@@ -83,13 +83,15 @@ export function createConversationService(deps: ConversationServiceDeps) {
 
   /**
    * A new conversation row whose context starts with its own system message, compiled now from the agent's
-   * memory, followed by `startingWith` (a fork's copied messages).
+   * memory, followed by `startingWith` (a fork's copied messages). `isolation`: the labels of the blocks it gets its
+   * own copy of, copied from the agent's blocks or, for a fork, from the source conversation's view of them.
    */
   async function insertConversation(
     ctx: RequestContext,
     agent: Agent,
     fields: ConversationFields & { hidden?: boolean | undefined },
     startingWith: string[] = [],
+    isolation: { labels: string[]; from: string | null } = { labels: [], from: null },
   ): Promise<Conversation> {
     return db.transaction(async (trx) => {
       const now = new Date();
@@ -107,10 +109,12 @@ export function createConversationService(deps: ConversationServiceDeps) {
         model: fields.model ?? null,
         modelSettings: fields.modelSettings ?? null,
         contextWindowLimit: fields.contextWindowLimit ?? null,
+        isolatedBlockLabels: isolation.labels,
         createdById: ctx.userId,
         lastUpdatedById: ctx.userId,
       } as Partial<Conversation>);
-      const compiled = (await recompileSystemMessage(trx, ctx.organizationId, agent.id, now, { dryRun: true })) ?? agent.system;
+      await copyIsolatedBlocks(trx, conversation, isolation);
+      const compiled = (await recompileSystemMessage(trx, ctx.organizationId, agent.id, now, { dryRun: true, conversationId: id })) ?? agent.system;
       await Message.query(trx).insert({
         id: systemMessageId,
         organizationId: ctx.organizationId,
@@ -144,10 +148,15 @@ export function createConversationService(deps: ConversationServiceDeps) {
     resolve,
     llmConfigFor,
 
-    async create(ctx: RequestContext, agentId: string, fields: ConversationFields & { hidden?: boolean | undefined }): Promise<Conversation> {
+    /** `isolatedBlockLabels`: the agent's blocks this conversation gets its own copy of (the others stay shared). */
+    async create(
+      ctx: RequestContext,
+      agentId: string,
+      fields: ConversationFields & { hidden?: boolean | undefined; isolatedBlockLabels?: string[] | null | undefined },
+    ): Promise<Conversation> {
       const agent = await deps.runs.requireAgent(ctx, agentId);
       await assertModelResolves(ctx, fields.model);
-      return insertConversation(ctx, agent, fields);
+      return insertConversation(ctx, agent, fields, [], { labels: [...new Set(fields.isolatedBlockLabels ?? [])], from: null });
     },
 
     retrieve: requireConversation,
@@ -227,6 +236,7 @@ export function createConversationService(deps: ConversationServiceDeps) {
           hidden: options.hidden,
         },
         copied,
+        { labels: conversation?.isolatedBlockLabels ?? [], from: conversation?.id ?? null },
       );
     },
 

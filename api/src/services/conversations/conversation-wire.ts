@@ -15,6 +15,7 @@ export function conversationToWire(conversation: Conversation): ConversationWire
     created_by_id: conversation.createdById,
     description: conversation.description,
     in_context_message_ids: conversation.messageIds,
+    isolated_block_labels: conversation.isolatedBlockLabels,
     last_message_at: iso(conversation.lastMessageAt),
     last_updated_by_id: conversation.lastUpdatedById,
     model: conversation.model,

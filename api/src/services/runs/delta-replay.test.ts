@@ -46,18 +46,31 @@ describe('the delta replay filter', () => {
     expect(joined(frames)).toBe('Let me think.');
   });
 
-  it('sends a tool call header once and its arguments without repeats', () => {
+  it('begins a tool call once and sends its arguments without repeats, every chunk naming its call', () => {
     const forward = createDeltaReplayFilter();
     const key = 'message-1:tool_call_message';
-    const first = [forward(key, 1, toolCall({ tool_call_id: 'call-a', name: 'search' })), forward(key, 1, toolCall({ arguments: '{"q":' }))];
+    const header = { tool_call_id: 'call-a', name: 'search' };
+    const first = [forward(key, 1, toolCall(header)), forward(key, 1, toolCall({ ...header, arguments: '{"q":' }))];
     const retried = [
-      forward(key, 2, toolCall({ tool_call_id: 'call-a', name: 'search' })),
-      forward(key, 2, toolCall({ arguments: '{"q":"ca' })),
-      forward(key, 2, toolCall({ arguments: 'ts"}' })),
+      forward(key, 2, toolCall(header)),
+      forward(key, 2, toolCall({ ...header, arguments: '{"q":"ca' })),
+      forward(key, 2, toolCall({ ...header, arguments: 'ts"}' })),
     ];
     expect(retried[0]).toBeNull();
     expect(joined(first) + joined(retried)).toBe('{"q":"cats"}');
-    expect(retried[1]).toMatchObject({ tool_call: { arguments: '"ca' } });
-    expect((retried[1]!.tool_call as Record<string, unknown>).name).toBeUndefined();
+    expect(retried[1]).toMatchObject({ tool_call: { ...header, arguments: '"ca' } });
+    expect(retried[2]).toMatchObject({ tool_call: { ...header, arguments: 'ts"}' } });
+  });
+
+  it('begins a call the earlier attempt never reached, though its arguments were all replayed', () => {
+    const forward = createDeltaReplayFilter();
+    const key = 'message-1:tool_call_message';
+    const a = { tool_call_id: 'call-a', name: 'search' };
+    const b = { tool_call_id: 'call-b', name: 'fetch' };
+    forward(key, 1, toolCall({ ...a, arguments: '{}' }));
+    const retried = [forward(key, 2, toolCall({ ...a, arguments: '{}' })), forward(key, 2, toolCall(b)), forward(key, 2, toolCall({ ...b, arguments: '{"u":1}' }))];
+    expect(retried[0]).toBeNull();
+    expect(retried[1]).toMatchObject({ tool_call: b });
+    expect(retried[2]).toMatchObject({ tool_call: { ...b, arguments: '{"u":1}' } });
   });
 });

@@ -6,9 +6,11 @@ type KeyState = {
   delivered: number;
   /** Characters of the current attempt still to drop: what the client got from an earlier attempt. */
   skip: number;
-  /** Tool-call headers (id and name) the client has received, and how many this attempt has sent again. */
+  /** Tool calls the client has seen begin, and how many this attempt has begun again. */
   headersDelivered: number;
   headersThisAttempt: number;
+  /** The tool call this attempt's latest tool-call frame belongs to (its id, or its name when it has none). */
+  currentCall: string | undefined;
 };
 
 type ToolCallDelta = { tool_call_id?: string; name?: string; arguments?: string };
@@ -19,13 +21,12 @@ function textOf(frame: DeltaFrame): string {
   return (frame.tool_call as ToolCallDelta | undefined)?.arguments ?? '';
 }
 
-function withText(frame: DeltaFrame, text: string, dropHeader: boolean): DeltaFrame {
+/** The frame with only `text` left of its text; a tool call keeps its id and name, which every chunk carries. */
+function withText(frame: DeltaFrame, text: string): DeltaFrame {
   if (frame.message_type === 'assistant_message') return { ...frame, content: text };
   if (frame.message_type === 'reasoning_message') return { ...frame, reasoning: text };
-  const original = (frame.tool_call as ToolCallDelta | undefined) ?? {};
-  const toolCall: ToolCallDelta = {};
-  if (!dropHeader && original.tool_call_id !== undefined) toolCall.tool_call_id = original.tool_call_id;
-  if (!dropHeader && original.name !== undefined) toolCall.name = original.name;
+  const { arguments: _replayed, ...header } = (frame.tool_call as ToolCallDelta | undefined) ?? {};
+  const toolCall: ToolCallDelta = { ...header };
   if (text !== '') toolCall.arguments = text;
   return { ...frame, tool_call: toolCall, tool_calls: [toolCall] };
 }
@@ -42,21 +43,27 @@ export function createDeltaReplayFilter() {
   return function forward(key: string, attempt: number, frame: DeltaFrame): DeltaFrame | null {
     let state = states.get(key);
     if (!state) {
-      state = { attempt, delivered: 0, skip: 0, headersDelivered: 0, headersThisAttempt: 0 };
+      state = { attempt, delivered: 0, skip: 0, headersDelivered: 0, headersThisAttempt: 0, currentCall: undefined };
       states.set(key, state);
     } else if (attempt > state.attempt) {
       state.attempt = attempt;
       state.skip = state.delivered;
       state.headersDelivered = Math.max(state.headersDelivered, state.headersThisAttempt);
       state.headersThisAttempt = 0;
+      state.currentCall = undefined;
     } else if (attempt < state.attempt) {
       return null;
     }
-    const header = frame.message_type === 'tool_call_message' && Boolean((frame.tool_call as ToolCallDelta | undefined)?.name);
-    let dropHeader = false;
+    // A tool call begins where a chunk names another call than the one before; one the client saw begin in an
+    // earlier attempt is not begun again (a chunk of it with no new arguments is dropped).
+    const call = frame.message_type === 'tool_call_message' ? (frame.tool_call as ToolCallDelta | undefined) : undefined;
+    const callKey = call?.tool_call_id ?? call?.name;
+    const header = callKey !== undefined && callKey !== state.currentCall;
+    let repeatedHeader = false;
     if (header) {
+      state.currentCall = callKey;
       state.headersThisAttempt += 1;
-      dropHeader = state.headersThisAttempt <= state.headersDelivered;
+      repeatedHeader = state.headersThisAttempt <= state.headersDelivered;
     }
     const original = textOf(frame);
     let text = original;
@@ -66,8 +73,8 @@ export function createDeltaReplayFilter() {
       state.skip -= dropped;
     }
     state.delivered += text.length;
-    if (!dropHeader && text === original) return frame;
-    if (text === '' && (!header || dropHeader)) return null;
-    return withText(frame, text, dropHeader);
+    if (text === original && !(repeatedHeader && text === '')) return frame;
+    if (text === '' && (!header || repeatedHeader)) return null;
+    return withText(frame, text);
   };
 }

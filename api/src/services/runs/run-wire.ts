@@ -46,6 +46,7 @@ export function runUsageToWire(run: Run): RunUsageWire {
     prompt_tokens: run.usage.prompt_tokens ?? 0,
     total_tokens: run.usage.total_tokens ?? 0,
     step_count: run.usage.step_count ?? 0,
+    context_tokens: run.usage.context_tokens ?? null,
     run_ids: [run.id],
   };
 }

@@ -82,6 +82,14 @@ export type AgentFile = {
   [key: string]: unknown;
 };
 
+export type AgentSecretName = {
+  agent_id: string;
+  key: string;
+  /** Always null: secret values stay on the server, where the agent's tools run with them */
+  value: null;
+  description: string | null;
+};
+
 export type AgentState = {
   id: string;
   name: string;
@@ -276,6 +284,21 @@ export type AutoTopUpState = {
   disabledReason: string | null;
 };
 
+export type BalanceMetadata = {
+  /** The organization's credit balance (may be below zero with billing off or invoiced usage) */
+  total_balance: number;
+  /** The part of the balance the tier's monthly grant covers */
+  monthly_credit_balance: number;
+  /** The rest of the balance: purchased, gifted or added by an operator */
+  purchased_credit_balance: number;
+  /** The organization's tier (free, pro, scale, enterprise), or `self-hosted` when billing is off */
+  billing_tier: string;
+  /** true when billing is off (a self-hosted deployment): steps are metered but nothing is ever refused */
+  unlimited: boolean;
+  /** When the current billing period (a calendar month, UTC) ends */
+  billing_period_end: string;
+};
+
 export type BatchJob = {
   id: string;
   status: "created" | "running" | "completed" | "cancelled";
@@ -374,6 +397,8 @@ export type Conversation = {
   created_by_id: string | null;
   description: string | null;
   in_context_message_ids: string[] | null;
+  /** Labels of the agent's blocks this conversation has its own copy of */
+  isolated_block_labels: string[];
   last_message_at: string | null;
   last_updated_by_id: string | null;
   model: string | null;
@@ -418,6 +443,13 @@ export type CreditTransaction = {
   modelTier: "free" | "premium" | "per-inference" | null;
   createdAt: string;
   metadata: Record<string, unknown>;
+};
+
+export type CurrentUserMetadata = {
+  id: string;
+  name: string;
+  email: string | null;
+  organization_id: string;
 };
 
 export type Dataset = {
@@ -1006,6 +1038,36 @@ export type ModelCosts = {
   series: CostPeriod[];
 };
 
+export type ModelQuota = {
+  /** The tier's standard model requests */
+  lettaTier: {
+    /** How much of the month's allowance is left: full (three quarters or more), high, medium, low, empty */
+    bucket: "full" | "high" | "medium" | "low" | "empty";
+    /** Engram has no daily allowance */
+    dailyBucket: null;
+    /** This month's requests */
+    used: number;
+    /** The monthly allowance; null (or 0: every request paid with credits) when none applies */
+    limit: number | null;
+  };
+  /** The tier's premium model requests */
+  premiumTier: {
+    /** How much of the month's allowance is left: full (three quarters or more), high, medium, low, empty */
+    bucket: "full" | "high" | "medium" | "low" | "empty";
+    /** Engram has no daily allowance */
+    dailyBucket: null;
+    /** This month's requests */
+    used: number;
+    /** The monthly allowance; null (or 0: every request paid with credits) when none applies */
+    limit: number | null;
+  };
+  /** When the allowance starts over (the billing period end) */
+  quotaWindowEnd: string;
+  dailyQuotaWindowEnd: null;
+  /** true when billing is off (a self-hosted deployment): no allowance is ever enforced */
+  unlimited: boolean;
+};
+
 export type ModelUsageSummary = {
   model: string;
   runs: number;
@@ -1172,6 +1234,8 @@ export type RunUsage = {
   prompt_tokens: number;
   total_tokens: number;
   step_count: number;
+  /** The prompt size of the run's last step (null before a step has finished) */
+  context_tokens: number | null;
   run_ids: string[];
 };
 

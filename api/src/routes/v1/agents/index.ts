@@ -7,6 +7,8 @@ import { coreMemoryRoutes } from './core-memory.js';
 import { agentFolderRoutes } from './folders.js';
 import { agentToolRoutes } from './tools.js';
 import { agentScheduleRoutes } from './schedule.js';
+import { agentMcpServerRoutes } from './mcp-servers.js';
+import { agentSecretRoutes } from './secrets.js';
 
 /** `/agents` and what hangs off one agent, except its messages (see messages.ts). */
 export function agentRoutes(services: AppServices): FastifyPluginAsync {
@@ -18,5 +20,7 @@ export function agentRoutes(services: AppServices): FastifyPluginAsync {
     await app.register(agentFileRoutes(services));
     await app.register(agentFolderRoutes(services));
     await app.register(agentScheduleRoutes(services));
+    await app.register(agentMcpServerRoutes(services));
+    await app.register(agentSecretRoutes(services));
   };
 }

@@ -274,6 +274,55 @@ describe('streaming', () => {
     expect(frames.at(-1)).toMatchObject({ message_type: 'usage_statistics' });
   });
 
+  it('names its call and tool on every streamed tool-call chunk, and on the approval request', async () => {
+    const agent = await createAgent();
+    const weather = { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+    model.enqueue({
+      type: 'tool_calls',
+      calls: [
+        { id: 'call_oslo', name: 'get_weather', arguments: { city: 'Oslo, the capital of Norway' } },
+        { id: 'call_rome', name: 'get_weather', arguments: { city: 'Rome, the capital of Italy' } },
+      ],
+    });
+    const response = await api(`/agents/${agent.id}/messages/stream`, {
+      method: 'POST',
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'weather in Oslo and Rome?' }], stream_tokens: true, client_tools: [weather] }),
+    });
+    const frames = dataFrames(await collectSse(response));
+    const toolFrames = frames.filter((frame) => frame.message_type === 'tool_call_message' || frame.message_type === 'approval_request_message');
+    const chunks = frames.filter((frame) => frame.message_type === 'tool_call_message');
+    // The scripted server streams each call's arguments in several chunks after a header with the id and name.
+    expect(chunks.length).toBeGreaterThan(4);
+    expect(frames.some((frame) => frame.message_type === 'approval_request_message')).toBe(true);
+    for (const frame of toolFrames) {
+      const calls = [frame.tool_call, ...(frame.tool_calls as unknown[])] as Array<{ tool_call_id?: string; name?: string }>;
+      for (const call of calls) expect(call, JSON.stringify(frame)).toMatchObject({ tool_call_id: expect.stringMatching(/^call_(oslo|rome)$/), name: 'get_weather' });
+    }
+    const argumentsOf = (id: string) =>
+      chunks.map((frame) => frame.tool_call as { tool_call_id: string; arguments?: string }).filter((call) => call.tool_call_id === id).map((call) => call.arguments ?? '').join('');
+    expect(JSON.parse(argumentsOf('call_oslo'))).toEqual({ city: 'Oslo, the capital of Norway' });
+    expect(JSON.parse(argumentsOf('call_rome'))).toEqual({ city: 'Rome, the capital of Italy' });
+  });
+
+  it("reports the last step's prompt size as context_tokens, in the stream and in the run's usage", async () => {
+    const agent = await createAgent();
+    model.enqueue(
+      { type: 'tool_calls', calls: [{ name: 'conversation_search', arguments: { query: 'x' } }], usage: { prompt_tokens: 1000, completion_tokens: 10, total_tokens: 1010 } },
+      { type: 'text', text: 'done', usage: { prompt_tokens: 1234, completion_tokens: 5, total_tokens: 1239 } },
+    );
+    const response = await api(`/agents/${agent.id}/messages/stream`, { method: 'POST', body: JSON.stringify({ input: 'search', stream_tokens: true }) });
+    const frames = dataFrames(await collectSse(response));
+    const usage = frames.find((frame) => frame.message_type === 'usage_statistics');
+    expect(usage).toMatchObject({ prompt_tokens: 2234, completion_tokens: 15, step_count: 2, context_tokens: 1234 });
+    const runId = (usage!.run_ids as string[])[0]!;
+    const stored = await api(`/runs/${runId}/usage`);
+    expect(await stored.json()).toMatchObject({ prompt_tokens: 2234, context_tokens: 1234 });
+
+    model.enqueue({ type: 'text', text: 'short', usage: { prompt_tokens: 321, completion_tokens: 2, total_tokens: 323 } });
+    const sync = await client.agents.messages.create(agent.id, { messages: [{ role: 'user', content: 'again' }] });
+    expect(sync.usage).toMatchObject({ prompt_tokens: 321, context_tokens: 321 });
+  });
+
   it('replays a finished run from any seq id with POST /runs/{id}/stream', async () => {
     const agent = await createAgent();
     model.enqueue({ type: 'tool_calls', calls: [{ name: 'conversation_search', arguments: { query: 'x' } }] }, { type: 'text', text: 'done' });
