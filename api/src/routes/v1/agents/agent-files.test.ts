@@ -4,7 +4,7 @@ import type Letta from '@letta-ai/letta-client';
 import { Agent, AgentBlock, Block, Message, Tool, maskSecret } from '@engram/db';
 import type { ChatMessage } from '@engram/testing';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
-import type { AgentFile } from '../../../services/agent-files/agent-file-format.js';
+import type { ExportedAgentFile as AgentFile } from '../../../services/agent-files/agent-file-service.js';
 
 const { stack, model, client, clientFor, stop } = await startAgentTestContext();
 afterEach(() => model.reset());
@@ -136,7 +136,7 @@ describe('export → import into another organization → export', () => {
       timezone: 'Europe/Paris',
       tool_rules: [{ type: 'max_count_per_step', tool_name: 'lookup_fact', max_count_limit: 2 }],
       block_ids: ['block-0', 'block-1'],
-      tool_exec_environment_variables: [{ key: 'LIBRARY_TOKEN', description: null }],
+      tool_exec_environment_variables: { LIBRARY_TOKEN: '' },
     });
     expect(exported.blocks.map(({ id, label, value, limit }) => ({ id, label, value, limit }))).toEqual([
       { id: 'block-0', label: 'persona', value: 'I am a careful librarian.', limit: expect.any(Number) },
@@ -152,12 +152,13 @@ describe('export → import into another organization → export', () => {
     expect(textOf(agent!.messages[0]!.content)).toContain('Tell me about owls');
     const toolReturn = agent!.messages.find((message) => message.role === 'tool');
     expect(toolReturn?.tool_returns?.[0]).toMatchObject({ tool_call_id: 'call_owls', status: 'success', func_response: expect.stringContaining('owls are fascinating') });
-    expect(agent!.in_context_message_indices).toEqual(agent!.messages.map((_, index) => index));
+    expect(agent!.messages.map((message) => message.id)).toEqual(agent!.messages.map((_, index) => `message-${index}`));
+    expect(agent!.in_context_message_ids).toEqual(agent!.messages.map((message) => message.id));
 
     const text = JSON.stringify(exported);
     expect(text).not.toContain('tok-very-secret-1234');
     expect(text).not.toMatch(/\b(agent|block|tool|message|user|org|project)-[0-9a-f]{8}-/);
-    expect(exported).toMatchObject({ groups: [], files: [], sources: [], mcp_servers: [], metadata: { engram_version: expect.any(String) } });
+    expect(exported).toMatchObject({ groups: [], files: [], sources: [], mcp_servers: [], metadata: { revision_id: expect.any(String), engram_version: expect.any(String) } });
   });
 
   it('is served as indented JSON', async () => {
@@ -213,7 +214,7 @@ describe('export → import into another organization → export', () => {
 
   it('leaves the history out with scrub_messages on export and strip_messages on import', async () => {
     const scrubbed = await exportWith(client, sourceAgentId, { scrub_messages: true });
-    expect(scrubbed.agents[0]).toMatchObject({ messages: [], in_context_message_indices: [] });
+    expect(scrubbed.agents[0]).toMatchObject({ messages: [], in_context_message_ids: [] });
 
     const other = await stack.createTenant();
     const response = await importRaw(other.apiKey.key, JSON.stringify(exported), { strip_messages: 'true' });
@@ -299,10 +300,8 @@ describe('secrets on import', () => {
 
     const reExported = JSON.stringify(await exportWith(other, agentId!));
     expect(reExported).not.toContain('tok-from-env-vars-5678');
-    expect(JSON.parse(reExported).agents[0].tool_exec_environment_variables).toEqual([
-      { key: 'LIBRARY_TOKEN', description: 'Token of the library API' },
-      { key: 'EXTRA_SETTING', description: null },
-    ]);
+    // Letta's form: the names, with empty values.
+    expect(JSON.parse(reExported).agents[0].tool_exec_environment_variables).toEqual({ LIBRARY_TOKEN: '', EXTRA_SETTING: '' });
 
     model.enqueue({ type: 'tool_calls', calls: [{ id: 'call_token', name: 'read_token', arguments: {} }] }, { type: 'text', text: 'Got it.' });
     const run = await other.agents.messages.create(agentId!, { messages: [{ role: 'user', content: 'Which token do you have?' }] });
@@ -353,17 +352,16 @@ describe('importing a file that is not a valid agent file', () => {
       msg: /No tool has the id 'tool-7'/,
     },
     {
-      what: 'a block value over its limit',
-      file: () =>
-        JSON.stringify(handWrittenFile({ agent: { block_ids: ['block-0'] }, blocks: [{ id: 'block-0', label: 'persona', value: 'x'.repeat(11), limit: 10 }] })),
-      loc: ['body', 'file', 'blocks', 0, 'value'],
-      msg: /over the block's limit of 10/,
+      what: 'a context window naming a message the agent does not have',
+      file: () => JSON.stringify(handWrittenFile({ agent: { messages: [{ id: 'message-0', role: 'user', content: 'hi' }], in_context_message_ids: ['message-9'] } })),
+      loc: ['body', 'file', 'agents', 0, 'in_context_message_ids', 0],
+      msg: /no message with the id 'message-9'/,
     },
     {
-      what: 'groups, which cannot be imported yet',
-      file: () => JSON.stringify({ ...handWrittenFile(), groups: [{ id: 'group-0' }] }),
-      loc: ['body', 'file', 'groups'],
-      msg: /Groups in agent files cannot be imported/,
+      what: 'a group of an agent the file does not have',
+      file: () => JSON.stringify({ ...handWrittenFile(), groups: [{ id: 'group-0', agent_ids: ['agent-5'], manager_config: { manager_type: 'round_robin' } }] }),
+      loc: ['body', 'file', 'groups', 0, 'agent_ids', 0],
+      msg: /No agent has the id 'agent-5'/,
     },
     {
       what: 'a custom tool named like a built-in one, found after another tool was written',
