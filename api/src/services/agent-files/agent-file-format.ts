@@ -11,7 +11,7 @@ import {
 } from '../../routes/v1/agents/schemas.js';
 import { isValidAgentName } from '../agents/agent-names.js';
 import { EnvironmentVariableName, PipRequirementSchema } from '../sandbox/sandbox-settings.js';
-import { DEFAULT_RETURN_CHAR_LIMIT } from '../tools/tool-service.js';
+import { DEFAULT_RETURN_CHAR_LIMIT } from '../tools/return-char-limit.js';
 
 /**
  * The agent file (`.af`): one JSON document holding agents and everything they use, so it can be imported into
@@ -282,14 +282,24 @@ const FileSchema = z.object({
   content: optional(z.string()),
 });
 
-const McpServerSchema = z.looseObject({
-  id: FileId,
-  server_name: z.string().min(1),
-  server_type: z.enum(['stdio', 'sse', 'streamable_http']).nullish(),
-  server_url: z.string().nullish(),
-  command: z.string().nullish(),
-  args: z.array(z.string()).nullish(),
-});
+/**
+ * An MCP server as Letta writes it: its transport, and its URL or command. Credentials (auth token, headers,
+ * environment) are never in a file; the server is recreated without them and the user is asked for them.
+ */
+const McpServerSchema = z
+  .object({
+    id: FileId,
+    server_name: z.string().trim().min(1).max(255),
+    server_type: z.enum(['stdio', 'sse', 'streamable_http']).nullish(),
+    server_url: z.url({ protocol: /^https?$/, error: 'server_url must be an http(s) URL' }).nullish(),
+    stdio_config: z.looseObject({ command: z.string().min(1), args: list(z.string()) }).nullish(),
+  })
+  .transform((server, ctx) => {
+    const type = server.server_type ?? (server.stdio_config ? 'stdio' : 'sse');
+    if (type === 'stdio' && !server.stdio_config) ctx.addIssue({ code: 'custom', path: ['stdio_config'], message: 'A stdio server needs its stdio_config (command and args)' });
+    if (type !== 'stdio' && !server.server_url) ctx.addIssue({ code: 'custom', path: ['server_url'], message: `A ${type} server needs its server_url` });
+    return { id: server.id, server_name: server.server_name, server_type: type, server_url: server.server_url ?? null, stdio_config: server.stdio_config ?? null };
+  });
 
 type Issue = { path: Array<string | number>; message: string };
 
@@ -312,6 +322,9 @@ function crossReferenceIssues(file: ParsedFile): Issue[] {
   }
   for (const name of new Set(duplicates(file.tools.map((tool) => tool.name)))) {
     issues.push({ path: ['tools'], message: `More than one tool is named '${name}'` });
+  }
+  for (const name of new Set(duplicates(file.mcp_servers.map((server) => server.server_name)))) {
+    issues.push({ path: ['mcp_servers'], message: `More than one MCP server is named '${name}'` });
   }
   file.tools.forEach((tool, index) => {
     if (tool.tool_type === 'custom' && !tool.source_code) issues.push({ path: ['tools', index, 'source_code'], message: 'A custom tool needs its source_code' });
@@ -535,9 +548,15 @@ function documentOf(content: Buffer): Record<string, unknown> {
   let json: unknown;
   try {
     json = JSON.parse(content.toString('utf8'));
-    if (typeof json === 'string') json = JSON.parse(json);
   } catch (error) {
     throw new UnprocessableError(FILE_LOC, `The file is not valid JSON: ${(error as Error).message}`, 'json_invalid');
+  }
+  if (typeof json === 'string') {
+    try {
+      json = JSON.parse(json);
+    } catch {
+      throw new UnprocessableError(FILE_LOC, 'Not an agent file: it is a JSON string, and the string is not an agent file in JSON');
+    }
   }
   if (!isObject(json) || (!('agents' in json) && !('llm_config' in json))) {
     throw new UnprocessableError(FILE_LOC, 'Not an agent file: it has no `agents` list, and is not a legacy single agent (with `llm_config`)');
@@ -551,6 +570,10 @@ export function parseAgentFile(content: Buffer): AgentFile {
   const legacy = !('agents' in document);
   const mapPath = legacy ? legacyPath : (path: Array<string | number>) => path;
   const warnings: ImportWarning[] = [];
+  if (Array.isArray(document.skills) && document.skills.length > 0) {
+    const names = document.skills.flatMap((skill) => (isObject(skill) && typeof skill.name === 'string' ? [skill.name] : []));
+    warnings.push({ loc: ['skills'], msg: `The file's ${document.skills.length} skills (${names.join(', ')}) were left out: this server has no skills` });
+  }
   const json = withoutTargetlessRules(legacy ? fromLegacy(document) : document, warnings);
   const parsed = CurrentFileSchema.safeParse(json);
   if (!parsed.success) throw zodIssues(parsed.error, mapPath);

@@ -4,8 +4,10 @@ import {
   AgentBlock,
   AgentTool,
   Block,
+  McpServer,
   Message,
   Tool,
+  newMcpServerId,
   ensureBaseTools,
   newId,
   recompileSystemMessage,
@@ -18,6 +20,7 @@ import {
 } from '@engram/db';
 import type { Knex } from 'knex';
 import { UniqueViolationError } from 'objection';
+import { MCP_TOOL_TYPE, mcpServerTag, mcpToolLink } from '@engram/integrations/mcp';
 import { ENGRAM_VERSION } from '../../config.js';
 import { AppError, BadRequestError, ConflictError, NotFoundError, UnprocessableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
@@ -41,6 +44,7 @@ import {
   type GroupEntry,
   type ImportableAgent,
   type ImportWarning,
+  type McpServerEntry,
   type MessageEntry,
   type ToolEntry,
 } from './agent-file-format.js';
@@ -107,7 +111,7 @@ export type ExportedAgentFile = {
   groups: GroupEntry[];
   files: unknown[];
   sources: unknown[];
-  mcp_servers: unknown[];
+  mcp_servers: McpServerEntry[];
   metadata: Record<string, unknown>;
   created_at: string;
 };
@@ -129,6 +133,17 @@ function messageToFile(message: Message, index: number): ExportedMessage {
     denial_reason: message.denialReason,
     is_err: message.isErr,
     created_at: message.createdAt.toISOString(),
+  };
+}
+
+/** An MCP server as Letta's file holds it: where it is, never its credentials. */
+function mcpServerToFile(server: McpServer, index: number): McpServerEntry {
+  return {
+    id: `mcp_server-${index}`,
+    server_name: server.serverName,
+    server_type: server.serverType,
+    server_url: server.serverUrl,
+    stdio_config: server.serverType === 'stdio' ? { command: server.command ?? '', args: server.args } : null,
   };
 }
 
@@ -213,11 +228,18 @@ async function customToolSchemas(tools: ToolEntry[]): Promise<Map<string, ToolJs
 
 /** Why a tool of the file is not attached here: it is run by a service or server this organization does not have. */
 function detachedToolReason(tool: ToolEntry): string {
-  if (tool.tool_type === 'external_mcp') {
+  if (tool.tool_type === MCP_TOOL_TYPE) {
     return `'${tool.name}' is a tool of an MCP server the file does not carry; add the server under MCP servers and attach the tool to the agent`;
   }
   if (tool.tool_type === 'external_composio') return `'${tool.name}' is a Composio tool, which this server does not run; it was not attached`;
   return `'${tool.name}' is a ${tool.tool_type} tool this server does not provide; it was not attached`;
+}
+
+/** The server of an MCP tool: Letta links it in `metadata_.mcp.server_name`, and tags the tool `mcp:<server>`. */
+function mcpServerNameOf(tool: ToolEntry): string | undefined {
+  const link = tool.metadata.mcp;
+  if (typeof link === 'object' && link !== null && typeof (link as { server_name?: unknown }).server_name === 'string') return (link as { server_name: string }).server_name;
+  return tool.tags.find((tag) => tag.startsWith('mcp:'))?.slice('mcp:'.length);
 }
 
 /** The handle naming a file's model: its own `handle`, else the provider type and model name it was served by. */
@@ -246,12 +268,19 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
     tools: ToolEntry[],
     schemas: Map<string, ToolJsonSchema>,
     overrideExisting: boolean,
+    mcpServers: Map<string, McpServer>,
     warnings: ImportWarning[],
   ): Promise<Map<string, string>> {
     const baseTools = await ensureBaseTools(trx, ctx.organizationId);
     const ids = new Map<string, string>();
     for (const [index, tool] of tools.entries()) {
       const schema = schemas.get(tool.id);
+      const serverName = tool.tool_type === MCP_TOOL_TYPE ? mcpServerNameOf(tool) : undefined;
+      const server = serverName === undefined ? undefined : mcpServers.get(serverName);
+      if (server) {
+        ids.set(tool.id, await bindMcpTool(trx, ctx, index, tool, server));
+        continue;
+      }
       if (!schema) {
         const builtIn = baseTools.get(tool.name);
         if (builtIn) ids.set(tool.id, builtIn.id);
@@ -287,6 +316,80 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
       ids.set(tool.id, existing.id);
     }
     return ids;
+  }
+
+  /**
+   * The file's MCP servers, recreated without credentials (a file never carries them), or the organization's
+   * server of the same name when it has one. Nothing connects to them here: their tools come from the file.
+   */
+  async function createMcpServers(trx: Knex, ctx: RequestContext, servers: McpServerEntry[], warnings: ImportWarning[]): Promise<Map<string, McpServer>> {
+    const byName = new Map<string, McpServer>();
+    for (const [index, entry] of servers.entries()) {
+      const existing = await McpServer.query(trx).forOrg(ctx.organizationId).findOne({ serverName: entry.server_name });
+      if (existing) {
+        byName.set(entry.server_name, existing);
+        continue;
+      }
+      const transport =
+        entry.server_type === 'stdio'
+          ? { serverType: 'stdio' as const, command: entry.stdio_config!.command, args: entry.stdio_config!.args, serverUrl: null }
+          : { serverType: entry.server_type, command: null, args: [], serverUrl: entry.server_url };
+      const created = await McpServer.query(trx)
+        .insert({
+          id: newMcpServerId(),
+          organizationId: ctx.organizationId,
+          serverName: entry.server_name,
+          ...transport,
+          envEnc: null,
+          authHeader: null,
+          authTokenEnc: null,
+          customHeadersEnc: null,
+          oauthTokensEnc: null,
+          oauthClientInformationEnc: null,
+          lastCheckedAt: null,
+          lastCheckError: null,
+          createdById: ctx.userId,
+          lastUpdatedById: ctx.userId,
+        })
+        .returning('*');
+      byName.set(entry.server_name, created);
+      warnings.push({
+        loc: ['mcp_servers', index],
+        msg: `MCP server '${entry.server_name}' was added without credentials, which files never carry; give its ${entry.server_type === 'stdio' ? 'environment' : 'auth token or headers'} under MCP servers if it needs them`,
+      });
+    }
+    return byName;
+  }
+
+  /** An MCP tool of the file, registered under its recreated server as the server's own tool sync would. */
+  async function bindMcpTool(trx: Knex, ctx: RequestContext, index: number, tool: ToolEntry, server: McpServer): Promise<string> {
+    const existing = await Tool.query(trx).forOrg(ctx.organizationId).findOne({ name: tool.name });
+    if (existing) {
+      if (mcpToolLink(existing.metadata)?.server_id === server.id) return existing.id;
+      throw new UnprocessableError(fileLoc('tools', index, 'name'), `MCP tool '${tool.name}' cannot be added: a ${existing.toolType} tool of that name already exists here`);
+    }
+    const created = await Tool.query(trx).insert({
+      id: newId('tool'),
+      organizationId: ctx.organizationId,
+      projectId: null,
+      name: tool.name,
+      toolType: MCP_TOOL_TYPE,
+      description: tool.description,
+      sourceType: 'python',
+      sourceCode: null,
+      jsonSchema: tool.json_schema as ToolJsonSchema,
+      argsJsonSchema: null,
+      tags: [mcpServerTag(server.serverName)],
+      returnCharLimit: tool.return_char_limit,
+      pipRequirements: null,
+      npmRequirements: null,
+      defaultRequiresApproval: tool.default_requires_approval,
+      enableParallelExecution: tool.enable_parallel_execution,
+      metadata: { mcp: { server_id: server.id, server_name: server.serverName, tool_name: tool.name } },
+      createdById: ctx.userId,
+      lastUpdatedById: ctx.userId,
+    });
+    return created.id;
   }
 
   async function createBlocks(trx: Knex, ctx: RequestContext, projectId: string, blocks: BlockEntry[]): Promise<Map<string, Block>> {
@@ -522,6 +625,8 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
       const tools = (await toolsByAgent(db, ctx.organizationId, [agentId])).get(agentId) ?? [];
       const history = options.scrubMessages ? [] : await historyOf(agent);
       const fileIds = new Map(history.map((message, index) => [message.id, fileId('message', index)]));
+      const serverIds = [...new Set(tools.flatMap((tool) => (tool.toolType === MCP_TOOL_TYPE ? (mcpToolLink(tool.metadata)?.server_id ?? []) : [])))];
+      const servers = serverIds.length === 0 ? [] : await McpServer.query(db).forOrg(ctx.organizationId).whereIn('id', serverIds).orderBy('serverName');
       const { import_warnings: _warnings, ...metadata } = agent.metadata ?? {};
       return {
         agents: [
@@ -556,7 +661,7 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
         groups: [],
         files: [],
         sources: [],
-        mcp_servers: [],
+        mcp_servers: servers.map(mcpServerToFile),
         metadata: { revision_id: LETTA_REVISION_ID, format_version: AGENT_FILE_FORMAT_VERSION, engram_version: ENGRAM_VERSION },
         created_at: new Date().toISOString(),
       };
@@ -586,8 +691,9 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
       const agentIds = await db.transaction(async (trx) => {
         if (options.countsAgainstAgentLimit !== false) await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'agents', planned.length);
         if (file.blocks.length > 0) await deps.limits.assertWithinLimit(trx, ctx.organizationId, 'blocks', file.blocks.length);
+        const mcpServers = await createMcpServers(trx, ctx, file.mcp_servers, warnings);
         const toolWarnings: ImportWarning[] = [];
-        const toolIds = await bindTools(trx, ctx, file.tools, schemas, options.overrideExistingTools, toolWarnings);
+        const toolIds = await bindTools(trx, ctx, file.tools, schemas, options.overrideExistingTools, mcpServers, toolWarnings);
         warnings.push(...toolWarnings);
         const blocks = await createBlocks(trx, ctx, projectId, file.blocks);
         const created = new Map<string, string>();

@@ -20,7 +20,7 @@ const fixtures = readdirSync(GALLERY)
   .filter((name) => name.endsWith('.af') && name !== BROKEN)
   .sort();
 
-const { stack, model, clientFor, stop } = await startAgentTestContext();
+const { stack, model, clientFor, call, stop } = await startAgentTestContext();
 afterEach(() => model.reset());
 afterAll(stop);
 
@@ -127,6 +127,31 @@ describe("Letta's public agent-file gallery", () => {
     const detached = imported.warnings.filter((warning) => warning.loc[0] === 'tools');
     const allTools = expected.flatMap((agent) => agent.tools);
     expect(new Set(detached.map((warning) => warning.msg.split("'")[1]))).toEqual(new Set(allTools.filter((tool) => !runsHere(tool)).map((tool) => tool.name)));
+
+    // Groups with their manager settings, folders with their files (ingested again), attached where they were.
+    const raw = rawDocument(name);
+    const agentIdOf = (fileAgentId: string) => imported.agent_ids[(raw.agents as Raw[]).findIndex((agent) => agent.id === fileAgentId)];
+    const groups = (await call(tenant.apiKey.key, 'GET', '/groups')).body as Raw[];
+    expect(groups.map(({ manager_type, manager_agent_id, agent_ids, sleeptime_agent_frequency }) => ({ manager_type, manager_agent_id, agent_ids, sleeptime_agent_frequency }))).toEqual(
+      (raw.groups ?? []).map((group: Raw) => ({
+        manager_type: group.manager_config.manager_type,
+        manager_agent_id: agentIdOf(group.manager_config.manager_agent_id),
+        agent_ids: group.agent_ids.map(agentIdOf),
+        sleeptime_agent_frequency: group.manager_config.sleeptime_agent_frequency,
+      })),
+    );
+    const folders = (await call(tenant.apiKey.key, 'GET', '/folders')).body as Raw[];
+    expect(folders.map((folder) => folder.name)).toEqual((raw.sources ?? []).map((source: Raw) => source.name));
+    for (const [index, source] of ((raw.sources ?? []) as Raw[]).entries()) {
+      const files = (await call(tenant.apiKey.key, 'GET', `/folders/${folders[index]!.id}/files`)).body as Raw[];
+      const carried = (raw.files as Raw[]).filter((file) => file.source_id === source.id);
+      expect(files.map((file) => file.original_file_name)).toEqual(carried.map((file) => file.original_file_name));
+      const attached = (raw.agents as Raw[]).filter((agent) => (agent.source_ids ?? []).includes(source.id));
+      for (const agent of attached) {
+        const agentFolders = (await call(tenant.apiKey.key, 'GET', `/agents/${agentIdOf(agent.id)}/folders`)).body as Raw[];
+        expect(agentFolders.map((folder) => folder.id)).toEqual([folders[index]!.id]);
+      }
+    }
 
     const [agentId] = imported.agent_ids;
     model.enqueue({ type: 'text', text: `Hello from ${name}` });

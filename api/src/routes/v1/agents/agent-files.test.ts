@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { toFile } from '@letta-ai/letta-client';
 import type Letta from '@letta-ai/letta-client';
-import { Agent, AgentBlock, Block, Message, Tool, maskSecret } from '@engram/db';
+import { Agent, AgentBlock, Block, McpServer, Message, Tool, maskSecret } from '@engram/db';
 import type { ChatMessage } from '@engram/testing';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
 import type { ExportedAgentFile as AgentFile } from '../../../services/agent-files/agent-file-service.js';
@@ -424,6 +424,46 @@ describe('other shapes of agent file', () => {
     expect(blocks.map(({ label, value }) => ({ label, value }))).toEqual([{ label: 'persona', value: 'Vintage and proud.' }]);
     const sendMessage = await Tool.query(stack.db).findOne({ organizationId: tenant.organizationId, name: 'send_message' });
     expect(sendMessage?.toolType).toBe('letta_core');
+  });
+
+  it("recreates the file's MCP servers without credentials, with their tools; a tool of a server it lacks stays detached", async () => {
+    const tenant = await stack.createTenant();
+    const letta = clientFor(tenant.apiKey.key);
+    const schema = (name: string) => ({ name, description: `Calls ${name}`, parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } });
+    const file = {
+      ...handWrittenFile({
+        agent: { tool_ids: ['tool-0', 'tool-1'] },
+        tools: [
+          { id: 'tool-0', name: 'notion_search', tool_type: 'external_mcp', json_schema: schema('notion_search'), metadata_: { mcp: { server_name: 'notion', server_id: 'mcp_server-abc' } } },
+          { id: 'tool-1', name: 'zap_run', tool_type: 'external_mcp', json_schema: schema('zap_run'), tags: ['mcp:zapier'] },
+        ],
+      }),
+      mcp_servers: [{ id: 'mcp_server-0', server_name: 'notion', server_type: 'streamable_http', server_url: 'https://mcp.notion.example/mcp' }],
+    };
+    const imported = (await importWith(letta, file)) as { agent_ids: string[]; warnings: Array<{ loc: unknown[]; msg: string }> };
+    const [agentId] = imported.agent_ids;
+
+    const server = await McpServer.query(stack.db).findOne({ organizationId: tenant.organizationId, serverName: 'notion' });
+    expect(server).toMatchObject({ serverType: 'streamable_http', serverUrl: 'https://mcp.notion.example/mcp', authTokenEnc: null, customHeadersEnc: null });
+    const agent = await letta.agents.retrieve(agentId!, { include: ['agent.tools'] });
+    expect(agent.tools.map((tool) => [tool.name, tool.tool_type, tool.metadata_])).toEqual([
+      ['notion_search', 'external_mcp', { mcp: { server_id: server!.id, server_name: 'notion', tool_name: 'notion_search' } }],
+    ]);
+    expect(imported.warnings).toEqual([
+      { loc: ['mcp_servers', 0], msg: expect.stringContaining("MCP server 'notion' was added without credentials") },
+      { loc: ['tools', 1], msg: expect.stringContaining("'zap_run' is a tool of an MCP server the file does not carry") },
+      { loc: ['agents', 0], msg: expect.stringContaining("'zap_run'"), agent_id: agentId },
+    ]);
+
+    const exported = await exportWith(letta, agentId!);
+    expect(exported.mcp_servers).toEqual([
+      { id: 'mcp_server-0', server_name: 'notion', server_type: 'streamable_http', server_url: 'https://mcp.notion.example/mcp', stdio_config: null },
+    ]);
+    // Into another organization, the server and its tool come along again.
+    const other = await stack.createTenant();
+    const again = await importWith(clientFor(other.apiKey.key), exported);
+    const reimported = await clientFor(other.apiKey.key).agents.retrieve(again.agent_ids[0]!, { include: ['agent.tools'] });
+    expect(reimported.tools.map((tool) => tool.name)).toEqual(['notion_search']);
   });
 
   it('keeps a block shared by two agents of one file as one block', async () => {
