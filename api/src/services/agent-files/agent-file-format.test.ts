@@ -111,6 +111,14 @@ describe('parseAgentFile: what Letta wrote is read as Letta meant it', () => {
       },
     },
     {
+      what: "a legacy agent's identities, all its own",
+      file: legacy({ identities: [{ identifier_key: 'user-1', name: 'Chad', identity_type: 'user', properties: null, created_at: '2025-04-01T03:47:27' }] }),
+      expect: (file) => {
+        expect(file.identities).toEqual([{ id: 'identity-0', identifier_key: 'user-1', name: 'Chad', identity_type: 'user', properties: [] }]);
+        expect(file.agents[0]!.identity_ids).toEqual(['identity-0']);
+      },
+    },
+    {
       what: 'a legacy agent marking its context window on each message',
       file: legacy({
         messages: [
@@ -213,6 +221,12 @@ describe('parseAgentFile: broken data is refused with the path of every problem'
       file: current({}, { files: [{ id: 'file-0', source_id: 'source-2', file_name: 'a.md' }] }),
       loc: ['files', 0, 'source_id'],
       msg: /No source has the id 'source-2'/,
+    },
+    {
+      what: 'an identity the file lacks',
+      file: current({ identity_ids: ['identity-3'] }),
+      loc: ['agents', 0, 'identity_ids', 0],
+      msg: /No identity has the id 'identity-3'/,
     },
     { what: 'a custom tool without its source', file: current({ tool_ids: ['tool-0'] }, { tools: [{ id: 'tool-0', name: 'mine' }] }), loc: ['tools', 0, 'source_code'], msg: /needs its source_code/ },
   ];

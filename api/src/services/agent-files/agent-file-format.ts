@@ -230,6 +230,7 @@ const AgentSchema = z.preprocess(
     block_ids: list(FileId),
     tool_ids: list(FileId),
     source_ids: list(FileId),
+    identity_ids: list(FileId),
     messages: list(MessageSchema),
     /** Letta's current form: file-local message ids, in context order. */
     in_context_message_ids: z.array(z.string()).nullish(),
@@ -301,6 +302,28 @@ const McpServerSchema = z
     return { id: server.id, server_name: server.server_name, server_type: type, server_url: server.server_url ?? null, stdio_config: server.stdio_config ?? null };
   });
 
+/**
+ * Someone the agents act for. Letta's legacy file lists the agent's identities at the top level; Engram's export
+ * does too, with ids the agents' `identity_ids` name. An identity is matched by its `identifier_key` on import.
+ */
+const IdentitySchema = z.object({
+  id: FileId.optional(),
+  identifier_key: z.string().min(1),
+  name: z.string().min(1),
+  identity_type: z
+    .enum(['org', 'user', 'other'])
+    .nullish()
+    .transform((value) => value ?? 'other'),
+  properties: list(
+    z.discriminatedUnion('type', [
+      z.object({ key: z.string().min(1), type: z.literal('string'), value: z.string() }),
+      z.object({ key: z.string().min(1), type: z.literal('number'), value: z.number() }),
+      z.object({ key: z.string().min(1), type: z.literal('boolean'), value: z.boolean() }),
+      z.object({ key: z.string().min(1), type: z.literal('json'), value: z.record(z.string(), z.unknown()) }),
+    ]),
+  ),
+});
+
 type Issue = { path: Array<string | number>; message: string };
 
 type ParsedFile = z.output<typeof CurrentFileSchema>;
@@ -333,6 +356,7 @@ function crossReferenceIssues(file: ParsedFile): Issue[] {
   const toolIds = new Set(file.tools.map((tool) => tool.id));
   const agentIds = new Set(file.agents.map((agent) => agent.id));
   const sourceIds = new Set(file.sources.map((source) => source.id));
+  const identityIds = new Set(file.identities.flatMap((identity) => identity.id ?? []));
   file.agents.forEach((agent, agentIndex) => {
     const labels = new Set<string>();
     agent.block_ids.forEach((blockId, index) => {
@@ -344,6 +368,9 @@ function crossReferenceIssues(file: ParsedFile): Issue[] {
     });
     agent.tool_ids.forEach((toolId, index) => {
       if (!toolIds.has(toolId)) issues.push({ path: ['agents', agentIndex, 'tool_ids', index], message: `No tool has the id '${toolId}'` });
+    });
+    agent.identity_ids.forEach((identityId, index) => {
+      if (!identityIds.has(identityId)) issues.push({ path: ['agents', agentIndex, 'identity_ids', index], message: `No identity has the id '${identityId}'` });
     });
     agent.source_ids.forEach((sourceId, index) => {
       if (!sourceIds.has(sourceId)) issues.push({ path: ['agents', agentIndex, 'source_ids', index], message: `No source has the id '${sourceId}'` });
@@ -388,6 +415,7 @@ const CurrentFileSchema = z.object({
   files: list(FileSchema),
   sources: list(SourceSchema),
   mcp_servers: list(McpServerSchema),
+  identities: list(IdentitySchema),
   metadata: MetadataOrEmpty,
   created_at: FileTimestamp.nullish(),
 });
@@ -397,7 +425,7 @@ const CurrentFileSchema = z.object({
  * first exporter wrote them, `memory.blocks`) and its tools inline, without ids.
  */
 function fromLegacy(legacy: Record<string, unknown>): Record<string, unknown> {
-  const { core_memory: coreMemory, memory, tools, ...agent } = legacy;
+  const { core_memory: coreMemory, memory, tools, identities, ...agent } = legacy;
   const blockList = coreMemory ?? (isObject(memory) ? memory.blocks : undefined) ?? [];
   const toolList = tools ?? [];
   const withIds = (entries: unknown, kind: string) =>
@@ -409,10 +437,13 @@ function fromLegacy(legacy: Record<string, unknown>): Record<string, unknown> {
         id: 'agent-0',
         block_ids: Array.isArray(blockList) ? blockList.map((_, index) => `block-${index}`) : [],
         tool_ids: Array.isArray(toolList) ? toolList.map((_, index) => `tool-${index}`) : [],
+        // The legacy file's identities are all the agent's own.
+        identity_ids: Array.isArray(identities) ? identities.map((_, index) => `identity-${index}`) : [],
       },
     ],
     blocks: withIds(blockList, 'block'),
     tools: withIds(toolList, 'tool'),
+    identities: withIds(identities ?? [], 'identity'),
   };
 }
 
@@ -436,6 +467,7 @@ export type GroupEntry = z.output<typeof GroupSchema>;
 export type SourceEntry = z.output<typeof SourceSchema>;
 export type FileEntry = z.output<typeof FileSchema>;
 export type McpServerEntry = z.output<typeof McpServerSchema>;
+export type IdentityEntry = z.output<typeof IdentitySchema>;
 
 /** An agent as import uses it: its history without the compiled prompt, and its context window as positions in it. */
 export type ImportableAgent = Omit<AgentEntry, 'in_context_message_ids' | 'in_context_message_indices' | 'secrets'> & {

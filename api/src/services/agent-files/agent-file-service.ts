@@ -4,6 +4,8 @@ import {
   AgentBlock,
   AgentTool,
   Block,
+  Identity,
+  IdentityAgent,
   McpServer,
   Message,
   Tool,
@@ -43,6 +45,7 @@ import {
   type BlockEntry,
   type GroupEntry,
   type ImportableAgent,
+  type IdentityEntry,
   type ImportWarning,
   type McpServerEntry,
   type MessageEntry,
@@ -112,6 +115,7 @@ export type ExportedAgentFile = {
   files: unknown[];
   sources: unknown[];
   mcp_servers: McpServerEntry[];
+  identities: IdentityEntry[];
   metadata: Record<string, unknown>;
   created_at: string;
 };
@@ -392,6 +396,27 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
     return created.id;
   }
 
+  /** The file's identities: the project's identity with the same `identifier_key` when there is one, else a new one. */
+  async function bindIdentities(trx: Knex, ctx: RequestContext, projectId: string, identities: IdentityEntry[]): Promise<Map<string, string>> {
+    const ids = new Map<string, string>();
+    for (const identity of identities) {
+      const existing = await Identity.query(trx).forOrg(ctx.organizationId).findOne({ projectId, identifierKey: identity.identifier_key });
+      const bound =
+        existing ??
+        (await Identity.query(trx).insert({
+          id: newId('identity'),
+          organizationId: ctx.organizationId,
+          projectId,
+          identifierKey: identity.identifier_key,
+          name: identity.name,
+          identityType: identity.identity_type,
+          properties: identity.properties,
+        }));
+      if (identity.id) ids.set(identity.id, bound.id);
+    }
+    return ids;
+  }
+
   async function createBlocks(trx: Knex, ctx: RequestContext, projectId: string, blocks: BlockEntry[]): Promise<Map<string, Block>> {
     if (blocks.length === 0) return new Map();
     const created = await Block.query(trx).insert(
@@ -441,7 +466,13 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
     trx: Knex,
     ctx: RequestContext,
     planned: PlannedAgent,
-    links: { projectId: string; embeddingConfig: EmbeddingConfig | undefined; blocks: Map<string, Block>; toolIds: Map<string, string> },
+    links: {
+      projectId: string;
+      embeddingConfig: EmbeddingConfig | undefined;
+      blocks: Map<string, Block>;
+      toolIds: Map<string, string>;
+      identityIds: Map<string, string>;
+    },
     options: ImportOptions,
   ): Promise<string> {
     const { entry } = planned;
@@ -481,6 +512,10 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
     }
     const toolIds = [...new Set(entry.tool_ids.flatMap((toolFileId) => links.toolIds.get(toolFileId) ?? []))];
     if (toolIds.length > 0) await AgentTool.query(trx).insert(toolIds.map((toolId) => ({ agentId, toolId, organizationId: ctx.organizationId })));
+    const identityIds = [...new Set(entry.identity_ids.map((identityFileId) => links.identityIds.get(identityFileId)!))];
+    if (identityIds.length > 0) {
+      await IdentityAgent.query(trx).insert(identityIds.map((identityId) => ({ identityId, agentId, organizationId: ctx.organizationId })));
+    }
 
     // The system message comes first so it sorts before the history; it is compiled once everything is attached.
     const systemMessageId = newId('message');
@@ -627,6 +662,10 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
       const fileIds = new Map(history.map((message, index) => [message.id, fileId('message', index)]));
       const serverIds = [...new Set(tools.flatMap((tool) => (tool.toolType === MCP_TOOL_TYPE ? (mcpToolLink(tool.metadata)?.server_id ?? []) : [])))];
       const servers = serverIds.length === 0 ? [] : await McpServer.query(db).forOrg(ctx.organizationId).whereIn('id', serverIds).orderBy('serverName');
+      const identities = await Identity.query(db)
+        .forOrg(ctx.organizationId)
+        .whereIn('id', IdentityAgent.query(db).forOrg(ctx.organizationId).where({ agentId }).select('identityId'))
+        .orderBy('identifierKey');
       const { import_warnings: _warnings, ...metadata } = agent.metadata ?? {};
       return {
         agents: [
@@ -650,6 +689,7 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
             block_ids: blocks.map((_, index) => fileId('block', index)),
             tool_ids: tools.map((_, index) => fileId('tool', index)),
             source_ids: [],
+            identity_ids: identities.map((_, index) => `identity-${index}`),
             group_ids: [],
             messages: history.map(messageToFile),
             in_context_message_ids: agent.messageIds.flatMap((id) => fileIds.get(id) ?? []),
@@ -662,6 +702,13 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
         files: [],
         sources: [],
         mcp_servers: servers.map(mcpServerToFile),
+        identities: identities.map((identity, index) => ({
+          id: `identity-${index}`,
+          identifier_key: identity.identifierKey,
+          name: identity.name,
+          identity_type: identity.identityType,
+          properties: identity.properties,
+        })),
         metadata: { revision_id: LETTA_REVISION_ID, format_version: AGENT_FILE_FORMAT_VERSION, engram_version: ENGRAM_VERSION },
         created_at: new Date().toISOString(),
       };
@@ -696,11 +743,12 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
         const toolIds = await bindTools(trx, ctx, file.tools, schemas, options.overrideExistingTools, mcpServers, toolWarnings);
         warnings.push(...toolWarnings);
         const blocks = await createBlocks(trx, ctx, projectId, file.blocks);
+        const identityIds = await bindIdentities(trx, ctx, projectId, file.identities);
         const created = new Map<string, string>();
         for (const agent of planned) {
           const detached = toolWarnings.filter((warning) => agent.entry.tool_ids.includes(file.tools[warning.loc[1] as number]!.id));
           agent.warnings.push(...detached.map((warning) => warning.msg));
-          created.set(agent.entry.id, await createAgent(trx, ctx, agent, { projectId, embeddingConfig, blocks, toolIds }, options));
+          created.set(agent.entry.id, await createAgent(trx, ctx, agent, { projectId, embeddingConfig, blocks, toolIds, identityIds }, options));
         }
         await createGroups(trx, ctx, file.groups, { projectId, agentIds: created, blocks }, warnings);
         return created;

@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { toFile } from '@letta-ai/letta-client';
 import type Letta from '@letta-ai/letta-client';
-import { Agent, AgentBlock, Block, McpServer, Message, Tool, maskSecret } from '@engram/db';
+import { Agent, AgentBlock, Block, Identity, IdentityAgent, McpServer, Message, Tool, maskSecret } from '@engram/db';
 import type { ChatMessage } from '@engram/testing';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
 import type { ExportedAgentFile as AgentFile } from '../../../services/agent-files/agent-file-service.js';
 
-const { stack, model, client, clientFor, stop } = await startAgentTestContext();
+const { stack, model, client, clientFor, call, stop } = await startAgentTestContext();
 afterEach(() => model.reset());
 afterAll(stop);
 
@@ -464,6 +464,36 @@ describe('other shapes of agent file', () => {
     const again = await importWith(clientFor(other.apiKey.key), exported);
     const reimported = await clientFor(other.apiKey.key).agents.retrieve(again.agent_ids[0]!, { include: ['agent.tools'] });
     expect(reimported.tools.map((tool) => tool.name)).toEqual(['notion_search']);
+  });
+
+  it("carries the agent's identities, matched by identifier_key where the project has them already", async () => {
+    const tenant = await stack.createTenant();
+    const source = clientFor(tenant.apiKey.key);
+    const agent = await source.agents.create({ model: 'openai/gpt-4o-mini', name: 'concierge' });
+    const created = await call(tenant.apiKey.key, 'POST', '/identities/', {
+      identifier_key: 'customer-42',
+      name: 'Ada',
+      identity_type: 'user',
+      agent_ids: [agent.id],
+      properties: [{ key: 'tier', type: 'string', value: 'gold' }],
+    });
+    expect(created.status).toBe(200);
+    const exported = await exportWith(source, agent.id);
+    expect(exported.identities).toEqual([
+      { id: 'identity-0', identifier_key: 'customer-42', name: 'Ada', identity_type: 'user', properties: [{ key: 'tier', type: 'string', value: 'gold' }] },
+    ]);
+    expect(exported.agents[0]!.identity_ids).toEqual(['identity-0']);
+
+    const target = await stack.createTenant();
+    const letta = clientFor(target.apiKey.key);
+    const first = await importWith(letta, exported);
+    const second = await importWith(letta, exported);
+    const identities = await Identity.query(stack.db).where({ organizationId: target.organizationId });
+    expect(identities.map(({ identifierKey, name, identityType, properties }) => ({ identifierKey, name, identityType, properties }))).toEqual([
+      { identifierKey: 'customer-42', name: 'Ada', identityType: 'user', properties: [{ key: 'tier', type: 'string', value: 'gold' }] },
+    ]);
+    const links = await IdentityAgent.query(stack.db).where({ identityId: identities[0]!.id });
+    expect(links.map((link) => link.agentId).sort()).toEqual([first.agent_ids[0], second.agent_ids[0]].sort());
   });
 
   it('keeps a block shared by two agents of one file as one block', async () => {
