@@ -83,14 +83,22 @@ export class UnsupportedMediaTypeError extends AppError {
   }
 }
 
+export type UnprocessableIssue = { loc: Array<string | number>; msg: string; type: string };
+
 /** A semantically invalid field; rendered like a schema validation failure. */
 export class UnprocessableError extends AppError {
   constructor(
     readonly loc: Array<string | number>,
     msg: string,
     readonly type = 'value_error',
+    /** Further problems of the same input (an uploaded document's), reported together with this one. */
+    private readonly further: UnprocessableIssue[] = [],
   ) {
     super('unprocessable', msg);
+  }
+
+  get issues(): UnprocessableIssue[] {
+    return [{ loc: this.loc, msg: this.message, type: this.type }, ...this.further];
   }
 }
 

@@ -71,7 +71,7 @@ function sendConsoleError(error: FastifyError, request: FastifyRequest, reply: F
     return send(reply, STATUS_BY_KIND[error.kind], { message: error.message, errorCode: error.errorCode, ...error.extra });
   }
   if (error instanceof UnprocessableError || error.validation) {
-    const issues = error instanceof UnprocessableError ? [{ loc: error.loc, msg: error.message, type: error.type }] : validationIssues(error);
+    const issues = error instanceof UnprocessableError ? error.issues : validationIssues(error);
     return send(reply, 400, { message: issues[0]?.msg ?? 'Invalid request', errorCode: 'validation', issues });
   }
   if (error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) {
@@ -116,7 +116,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return send(reply, 429, { message: error.message, limit: error.limit });
     }
     if (error instanceof UnprocessableError) {
-      return send(reply, 422, { detail: [{ loc: error.loc, msg: error.message, type: error.type }] });
+      return send(reply, 422, { detail: error.issues });
     }
     if (error instanceof AppError) {
       const status = STATUS_BY_KIND[error.kind];

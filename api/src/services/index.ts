@@ -173,7 +173,6 @@ export function createServices(deps: ServiceDeps) {
   const agentTags = createAgentTagService({ db: deps.db });
   const mcpConnections = deps.mcpConnections ?? createMcpConnectionPool();
   const mcp = createMcpServices({ db: deps.db, secrets: deps.secrets, agentTools, connections: mcpConnections, egress: deps.egress, stdio: deps.mcpStdio });
-  const agentFiles = createAgentFileService({ db: deps.db, secrets: deps.secrets, models, organizations, limits });
   // One manager per process, so the tools and sandbox-config routes never build the same venv at once.
   const venvs = createVenvManager({ root: defaultVenvRoot() });
   const tools = createToolService({ db: deps.db, secrets: deps.secrets, venvs, limits, egress: deps.egress });
@@ -186,6 +185,7 @@ export function createServices(deps: ServiceDeps) {
   const fileIngestion = createFileIngestionClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const folders = createFolderService({ db: deps.db, models, fileIngestion, limits });
   const agentFolders = createAgentFolderService({ db: deps.db, secrets: deps.secrets });
+  const agentFiles = createAgentFileService({ db: deps.db, secrets: deps.secrets, models, organizations, limits, groups, folders });
   const simulatedAgents = createSimulatedAgentService({ db: deps.db, agents, messageHistory });
   const templates = createTemplateService({
     db: deps.db,

@@ -18,12 +18,14 @@ export const AgentFileResponse = z
         agent_type: AgentType,
         block_ids: z.array(z.string()),
         tool_ids: z.array(z.string()),
-        messages: z.array(z.looseObject({ role: z.string() })),
+        messages: z.array(z.looseObject({ id: z.string(), role: z.string() })),
+        in_context_message_ids: z.array(z.string()),
+        tool_exec_environment_variables: z.record(z.string(), z.string()),
       }),
     ),
     blocks: z.array(FileEntry.extend({ label: z.string(), value: z.string() })),
     tools: z.array(FileEntry.extend({ name: z.string() })),
-    // Not written by this server yet (always empty); other servers' files may carry them.
+    // Read on import; not written by this server's single-agent export (always empty).
     groups: z.array(z.unknown()),
     files: z.array(z.unknown()),
     sources: z.array(z.unknown()),
@@ -33,5 +35,12 @@ export const AgentFileResponse = z
   })
   .meta({ id: 'AgentFile' });
 
-/** `POST /agents/import`: the ids of the agents created, in the file's order. */
-export const ImportedAgentsResponse = z.object({ agent_ids: z.array(z.string()) });
+/**
+ * `POST /agents/import`: the ids of the agents created, in the file's order, and what did not come over as it
+ * was (Engram's addition): a model this server lacks, a tool it cannot run, a secret to give, each with its path
+ * in the file and, when it concerns one agent, that agent's id.
+ */
+export const ImportedAgentsResponse = z.object({
+  agent_ids: z.array(z.string()),
+  warnings: z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), agent_id: z.string().optional() })),
+});

@@ -232,6 +232,16 @@ export function createGroupService(deps: GroupServiceDeps) {
   return {
     sleeptimeGroups,
 
+    /** A group of an imported agent file, created inside the import's transaction with the agents it names. */
+    async insertImported(
+      trx: Knex,
+      ctx: Pick<RequestContext, 'organizationId' | 'userId'>,
+      imported: { config: ManagerConfigInput; description: string; projectId: string; hidden: boolean | null; agentIds: string[]; sharedBlockIds: string[] },
+    ): Promise<Group> {
+      const fields = { ...settingsOf(imported.config), description: imported.description, projectId: imported.projectId, hidden: imported.hidden, managed: false };
+      return insertGroup(trx, ctx, fields, imported.agentIds, imported.sharedBlockIds);
+    },
+
     async create(ctx: RequestContext, input: CreateGroupInput): Promise<GroupView> {
       const settings = settingsOf(input.manager_config);
       const agentIds = [...new Set(input.agent_ids)];

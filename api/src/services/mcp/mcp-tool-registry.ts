@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { UniqueViolationError } from 'objection';
 import { ConflictError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
-import { DEFAULT_RETURN_CHAR_LIMIT } from '../tools/tool-service.js';
+import { DEFAULT_RETURN_CHAR_LIMIT } from '../tools/return-char-limit.js';
 
 /** What a resync changed, by tool name. Tools whose name another tool already holds are skipped. */
 export type ToolSyncSummary = { added: string[]; updated: string[]; deleted: string[]; skipped: Array<{ name: string; reason: string }> };

@@ -93,7 +93,7 @@ export function createSharedChatService(deps: SharedChatServiceDeps) {
     }
     const ctx = sharingContext(chat.organizationId, chat.sharedBy, requestId, agent.projectId);
     const file = await deps.agentFiles.exportAgent(ctx, agent.id, { scrubMessages: true, legacyFormat: false });
-    const [copyId] = await deps.agentFiles.importFile(ctx, Buffer.from(JSON.stringify(file)), {
+    const { agentIds: [copyId] } = await deps.agentFiles.importFile(ctx, Buffer.from(JSON.stringify(file)), {
       appendCopySuffix: false,
       overrideExistingTools: false,
       stripMessages: true,

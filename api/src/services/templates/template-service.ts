@@ -158,7 +158,7 @@ export function createTemplateService(deps: TemplateServiceDeps) {
   async function snapshotOfSource(ctx: RequestContext, source: TemplateSource, projectId: string): Promise<TemplateSnapshot> {
     if (source.type === 'agent') return snapshotOfAgent(await deps.agents.get(ctx, source.agentId, EVERY_RELATIONSHIP));
     // The file is imported as an agent (its tools bound to the organization's), read back, and removed.
-    const [agentId, ...others] = await deps.agentFiles.importFile(ctx, Buffer.from(JSON.stringify(source.agentFile)), {
+    const { agentIds: [agentId, ...others] } = await deps.agentFiles.importFile(ctx, Buffer.from(JSON.stringify(source.agentFile)), {
       appendCopySuffix: false,
       overrideExistingTools: source.updateExistingTools,
       stripMessages: true,

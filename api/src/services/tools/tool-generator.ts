@@ -9,7 +9,7 @@ import type { ModelService } from '../models/model-service.js';
 import type { ProviderService } from '../providers/provider-service.js';
 import type { ProviderConnection } from '../providers/types.js';
 import { generatePythonSchema } from './python-schema.js';
-import { DEFAULT_RETURN_CHAR_LIMIT } from './tool-service.js';
+import { DEFAULT_RETURN_CHAR_LIMIT } from './return-char-limit.js';
 
 /** The model asked when the request names none, as the reference server falls back to a fixed model. */
 export const DEFAULT_TOOL_GENERATION_HANDLE = 'openai/gpt-4o-mini';

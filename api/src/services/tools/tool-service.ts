@@ -12,9 +12,8 @@ import type { TierLimitGuard } from '../tenancy/tier-limits.js';
 import { generatePythonSchema } from './python-schema.js';
 import { firstFunctionName, resolveToolSchema } from './tool-schema.js';
 import type { EgressPolicy } from '@engram/integrations/egress';
+import { DEFAULT_RETURN_CHAR_LIMIT } from './return-char-limit.js';
 
-/** The reference server's default `return_char_limit` (`FUNCTION_RETURN_CHAR_LIMIT`). */
-export const DEFAULT_RETURN_CHAR_LIMIT = 50_000;
 
 export const TOOL_TYPES = [
   'custom',

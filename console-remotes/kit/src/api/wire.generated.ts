@@ -57,9 +57,12 @@ export type AgentFile = {
     block_ids: string[];
     tool_ids: string[];
     messages: {
+      id: string;
       role: string;
       [key: string]: unknown;
     }[];
+    in_context_message_ids: string[];
+    tool_exec_environment_variables: Record<string, string>;
     [key: string]: unknown;
   }[];
   blocks: {

@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { toFile } from '@letta-ai/letta-client';
 import type Letta from '@letta-ai/letta-client';
-import { Agent, AgentBlock, Block, Message, Tool, maskSecret } from '@engram/db';
+import { Agent, AgentBlock, Block, Identity, IdentityAgent, McpServer, Message, Tool, maskSecret } from '@engram/db';
 import type { ChatMessage } from '@engram/testing';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
-import type { AgentFile } from '../../../services/agent-files/agent-file-format.js';
+import type { ExportedAgentFile as AgentFile } from '../../../services/agent-files/agent-file-service.js';
 
-const { stack, model, client, clientFor, stop } = await startAgentTestContext();
+const { stack, model, client, clientFor, call, stop } = await startAgentTestContext();
 afterEach(() => model.reset());
 afterAll(stop);
 
@@ -136,7 +136,7 @@ describe('export → import into another organization → export', () => {
       timezone: 'Europe/Paris',
       tool_rules: [{ type: 'max_count_per_step', tool_name: 'lookup_fact', max_count_limit: 2 }],
       block_ids: ['block-0', 'block-1'],
-      tool_exec_environment_variables: [{ key: 'LIBRARY_TOKEN', description: null }],
+      tool_exec_environment_variables: { LIBRARY_TOKEN: '' },
     });
     expect(exported.blocks.map(({ id, label, value, limit }) => ({ id, label, value, limit }))).toEqual([
       { id: 'block-0', label: 'persona', value: 'I am a careful librarian.', limit: expect.any(Number) },
@@ -152,12 +152,13 @@ describe('export → import into another organization → export', () => {
     expect(textOf(agent!.messages[0]!.content)).toContain('Tell me about owls');
     const toolReturn = agent!.messages.find((message) => message.role === 'tool');
     expect(toolReturn?.tool_returns?.[0]).toMatchObject({ tool_call_id: 'call_owls', status: 'success', func_response: expect.stringContaining('owls are fascinating') });
-    expect(agent!.in_context_message_indices).toEqual(agent!.messages.map((_, index) => index));
+    expect(agent!.messages.map((message) => message.id)).toEqual(agent!.messages.map((_, index) => `message-${index}`));
+    expect(agent!.in_context_message_ids).toEqual(agent!.messages.map((message) => message.id));
 
     const text = JSON.stringify(exported);
     expect(text).not.toContain('tok-very-secret-1234');
     expect(text).not.toMatch(/\b(agent|block|tool|message|user|org|project)-[0-9a-f]{8}-/);
-    expect(exported).toMatchObject({ groups: [], files: [], sources: [], mcp_servers: [], metadata: { engram_version: expect.any(String) } });
+    expect(exported).toMatchObject({ groups: [], files: [], sources: [], mcp_servers: [], metadata: { revision_id: expect.any(String), engram_version: expect.any(String) } });
   });
 
   it('is served as indented JSON', async () => {
@@ -213,7 +214,7 @@ describe('export → import into another organization → export', () => {
 
   it('leaves the history out with scrub_messages on export and strip_messages on import', async () => {
     const scrubbed = await exportWith(client, sourceAgentId, { scrub_messages: true });
-    expect(scrubbed.agents[0]).toMatchObject({ messages: [], in_context_message_indices: [] });
+    expect(scrubbed.agents[0]).toMatchObject({ messages: [], in_context_message_ids: [] });
 
     const other = await stack.createTenant();
     const response = await importRaw(other.apiKey.key, JSON.stringify(exported), { strip_messages: 'true' });
@@ -299,10 +300,8 @@ describe('secrets on import', () => {
 
     const reExported = JSON.stringify(await exportWith(other, agentId!));
     expect(reExported).not.toContain('tok-from-env-vars-5678');
-    expect(JSON.parse(reExported).agents[0].tool_exec_environment_variables).toEqual([
-      { key: 'LIBRARY_TOKEN', description: 'Token of the library API' },
-      { key: 'EXTRA_SETTING', description: null },
-    ]);
+    // Letta's form: the names, with empty values.
+    expect(JSON.parse(reExported).agents[0].tool_exec_environment_variables).toEqual({ LIBRARY_TOKEN: '', EXTRA_SETTING: '' });
 
     model.enqueue({ type: 'tool_calls', calls: [{ id: 'call_token', name: 'read_token', arguments: {} }] }, { type: 'text', text: 'Got it.' });
     const run = await other.agents.messages.create(agentId!, { messages: [{ role: 'user', content: 'Which token do you have?' }] });
@@ -353,17 +352,16 @@ describe('importing a file that is not a valid agent file', () => {
       msg: /No tool has the id 'tool-7'/,
     },
     {
-      what: 'a block value over its limit',
-      file: () =>
-        JSON.stringify(handWrittenFile({ agent: { block_ids: ['block-0'] }, blocks: [{ id: 'block-0', label: 'persona', value: 'x'.repeat(11), limit: 10 }] })),
-      loc: ['body', 'file', 'blocks', 0, 'value'],
-      msg: /over the block's limit of 10/,
+      what: 'a context window naming a message the agent does not have',
+      file: () => JSON.stringify(handWrittenFile({ agent: { messages: [{ id: 'message-0', role: 'user', content: 'hi' }], in_context_message_ids: ['message-9'] } })),
+      loc: ['body', 'file', 'agents', 0, 'in_context_message_ids', 0],
+      msg: /no message with the id 'message-9'/,
     },
     {
-      what: 'groups, which cannot be imported yet',
-      file: () => JSON.stringify({ ...handWrittenFile(), groups: [{ id: 'group-0' }] }),
-      loc: ['body', 'file', 'groups'],
-      msg: /Groups in agent files cannot be imported/,
+      what: 'a group of an agent the file does not have',
+      file: () => JSON.stringify({ ...handWrittenFile(), groups: [{ id: 'group-0', agent_ids: ['agent-5'], manager_config: { manager_type: 'round_robin' } }] }),
+      loc: ['body', 'file', 'groups', 0, 'agent_ids', 0],
+      msg: /No agent has the id 'agent-5'/,
     },
     {
       what: 'a custom tool named like a built-in one, found after another tool was written',
@@ -426,6 +424,76 @@ describe('other shapes of agent file', () => {
     expect(blocks.map(({ label, value }) => ({ label, value }))).toEqual([{ label: 'persona', value: 'Vintage and proud.' }]);
     const sendMessage = await Tool.query(stack.db).findOne({ organizationId: tenant.organizationId, name: 'send_message' });
     expect(sendMessage?.toolType).toBe('letta_core');
+  });
+
+  it("recreates the file's MCP servers without credentials, with their tools; a tool of a server it lacks stays detached", async () => {
+    const tenant = await stack.createTenant();
+    const letta = clientFor(tenant.apiKey.key);
+    const schema = (name: string) => ({ name, description: `Calls ${name}`, parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } });
+    const file = {
+      ...handWrittenFile({
+        agent: { tool_ids: ['tool-0', 'tool-1'] },
+        tools: [
+          { id: 'tool-0', name: 'notion_search', tool_type: 'external_mcp', json_schema: schema('notion_search'), metadata_: { mcp: { server_name: 'notion', server_id: 'mcp_server-abc' } } },
+          { id: 'tool-1', name: 'zap_run', tool_type: 'external_mcp', json_schema: schema('zap_run'), tags: ['mcp:zapier'] },
+        ],
+      }),
+      mcp_servers: [{ id: 'mcp_server-0', server_name: 'notion', server_type: 'streamable_http', server_url: 'https://mcp.notion.example/mcp' }],
+    };
+    const imported = (await importWith(letta, file)) as { agent_ids: string[]; warnings: Array<{ loc: unknown[]; msg: string }> };
+    const [agentId] = imported.agent_ids;
+
+    const server = await McpServer.query(stack.db).findOne({ organizationId: tenant.organizationId, serverName: 'notion' });
+    expect(server).toMatchObject({ serverType: 'streamable_http', serverUrl: 'https://mcp.notion.example/mcp', authTokenEnc: null, customHeadersEnc: null });
+    const agent = await letta.agents.retrieve(agentId!, { include: ['agent.tools'] });
+    expect(agent.tools.map((tool) => [tool.name, tool.tool_type, tool.metadata_])).toEqual([
+      ['notion_search', 'external_mcp', { mcp: { server_id: server!.id, server_name: 'notion', tool_name: 'notion_search' } }],
+    ]);
+    expect(imported.warnings).toEqual([
+      { loc: ['mcp_servers', 0], msg: expect.stringContaining("MCP server 'notion' was added without credentials") },
+      { loc: ['tools', 1], msg: expect.stringContaining("'zap_run' is a tool of an MCP server the file does not carry") },
+      { loc: ['agents', 0], msg: expect.stringContaining("'zap_run'"), agent_id: agentId },
+    ]);
+
+    const exported = await exportWith(letta, agentId!);
+    expect(exported.mcp_servers).toEqual([
+      { id: 'mcp_server-0', server_name: 'notion', server_type: 'streamable_http', server_url: 'https://mcp.notion.example/mcp', stdio_config: null },
+    ]);
+    // Into another organization, the server and its tool come along again.
+    const other = await stack.createTenant();
+    const again = await importWith(clientFor(other.apiKey.key), exported);
+    const reimported = await clientFor(other.apiKey.key).agents.retrieve(again.agent_ids[0]!, { include: ['agent.tools'] });
+    expect(reimported.tools.map((tool) => tool.name)).toEqual(['notion_search']);
+  });
+
+  it("carries the agent's identities, matched by identifier_key where the project has them already", async () => {
+    const tenant = await stack.createTenant();
+    const source = clientFor(tenant.apiKey.key);
+    const agent = await source.agents.create({ model: 'openai/gpt-4o-mini', name: 'concierge' });
+    const created = await call(tenant.apiKey.key, 'POST', '/identities/', {
+      identifier_key: 'customer-42',
+      name: 'Ada',
+      identity_type: 'user',
+      agent_ids: [agent.id],
+      properties: [{ key: 'tier', type: 'string', value: 'gold' }],
+    });
+    expect(created.status).toBe(200);
+    const exported = await exportWith(source, agent.id);
+    expect(exported.identities).toEqual([
+      { id: 'identity-0', identifier_key: 'customer-42', name: 'Ada', identity_type: 'user', properties: [{ key: 'tier', type: 'string', value: 'gold' }] },
+    ]);
+    expect(exported.agents[0]!.identity_ids).toEqual(['identity-0']);
+
+    const target = await stack.createTenant();
+    const letta = clientFor(target.apiKey.key);
+    const first = await importWith(letta, exported);
+    const second = await importWith(letta, exported);
+    const identities = await Identity.query(stack.db).where({ organizationId: target.organizationId });
+    expect(identities.map(({ identifierKey, name, identityType, properties }) => ({ identifierKey, name, identityType, properties }))).toEqual([
+      { identifierKey: 'customer-42', name: 'Ada', identityType: 'user', properties: [{ key: 'tier', type: 'string', value: 'gold' }] },
+    ]);
+    const links = await IdentityAgent.query(stack.db).where({ identityId: identities[0]!.id });
+    expect(links.map((link) => link.agentId).sort()).toEqual([first.agent_ids[0], second.agent_ids[0]].sort());
   });
 
   it('keeps a block shared by two agents of one file as one block', async () => {

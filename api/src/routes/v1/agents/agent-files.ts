@@ -105,7 +105,7 @@ export function agentFileRoutes(services: AppServices): FastifyPluginAsyncZod {
       },
       async (request) => {
         const { body } = request;
-        const agentIds = await services.agentFiles.importFile(requireContext(request), body.file, {
+        const { agentIds, warnings } = await services.agentFiles.importFile(requireContext(request), body.file, {
           name: body.name ?? body.override_name,
           appendCopySuffix: body.append_copy_suffix,
           overrideExistingTools: body.override_existing_tools,
@@ -115,7 +115,7 @@ export function agentFileRoutes(services: AppServices): FastifyPluginAsyncZod {
           projectId: body.project_id,
           secrets: { ...body.env_vars_json, ...body.secrets },
         });
-        return { agent_ids: agentIds };
+        return { agent_ids: agentIds, warnings };
       },
     );
   };
