@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
  * Migrations of a whole organization from another server that speaks the Letta `/v1` API.
  *
  * `letta_imports`: one row per run (dry or real), with the source's key sealed (`_enc`, so a secret-key rotation
- * re-seals it), what the source holds (`plan`), counters of what moved (`progress`) and what could not (`problems`).
+ * re-seals it), what the source holds (`plan`) and what could not move (`problems`); what did move is counted from the two tables below.
  * `letta_import_agents`: the per-agent work queue of a run, with the paging cursors that let a worker that died
  * mid-agent resume where the last committed page ended.
  * `letta_import_mappings`: source id → target id per organization and source, so a second run (or a retried
@@ -24,7 +24,6 @@ export async function up(knex: Knex): Promise<void> {
     /** planning, shared, agents, links, done. */
     t.text('phase').notNullable();
     t.jsonb('plan');
-    t.jsonb('progress').notNullable().defaultTo('{}');
     t.jsonb('problems').notNullable().defaultTo('[]');
     t.text('error');
     t.timestamp('completed_at', { useTz: true });

@@ -55,13 +55,17 @@ export function newId(kind: IdKind): string {
 }
 
 /**
- * An id of the usual shape that the same `parts` always give: a copy written again (a retried migration page)
+ * A uuid4-shaped value that the same `parts` always give: a copy written again (a retried migration page)
  * lands on the row it wrote before, so an insert that ignores conflicts on `id` makes the write idempotent.
  */
-export function derivedId(kind: IdKind, ...parts: string[]): string {
+export function derivedUuid(...parts: string[]): string {
   const hex = createHash('sha256').update(parts.join('\u0000')).digest('hex');
   const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${ID_PREFIXES[kind]}-${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export function derivedId(kind: IdKind, ...parts: string[]): string {
+  return `${ID_PREFIXES[kind]}-${derivedUuid(...parts)}`;
 }
 
 const UUID_V4 = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';

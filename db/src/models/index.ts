@@ -159,7 +159,6 @@ export {
   type LettaImportStatus,
   type LettaImportPhase,
   type LettaImportPlan,
-  type LettaImportProgress,
   type LettaImportProblem,
   type LettaImportAgentStatus,
   type LettaImportKind,

@@ -16,16 +16,13 @@ export type LettaImportPlan = {
   conversations: number;
 };
 
-/** Counters of what a run wrote (everything but messages and passages, which live on its agents' rows). */
-export type LettaImportProgress = Partial<Record<'blocks' | 'tools' | 'identities' | 'groups' | 'folders' | 'files' | 'mcpServers' | 'conversations', number>>;
-
 /** Something the run could not move, with why; `sourceId` names it on the source. */
 export type LettaImportProblem = { kind: string; sourceId: string | null; name: string | null; reason: string };
 
 /** One migration run from a server speaking the Letta `/v1` API into this organization. */
 export class LettaImport extends TenantModel {
   static override tableName = 'letta_imports';
-  static override jsonAttributes = ['plan', 'progress', 'problems'];
+  static override jsonAttributes = ['plan', 'problems'];
   declare id: string;
   declare projectId: string;
   declare createdById: string | null;
@@ -36,7 +33,6 @@ export class LettaImport extends TenantModel {
   declare status: LettaImportStatus;
   declare phase: LettaImportPhase;
   declare plan: LettaImportPlan | null;
-  declare progress: LettaImportProgress;
   declare problems: LettaImportProblem[];
   declare error: string | null;
   declare completedAt: Date | null;
