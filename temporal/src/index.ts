@@ -5,6 +5,7 @@ export { ensureTraceRetentionSchedule } from './client/trace-retention.js';
 export { createAutoTopUpClient, type AutoTopUpClient } from './client/auto-top-ups.js';
 export { ensureBillingPeriodSchedule } from './client/billing-periods.js';
 export { createTemplateMigrationClient, type TemplateMigrationClient } from './client/template-migrations.js';
+export { createLettaImportClient, type LettaImportClient } from './client/letta-imports.js';
 export { createDatasetRunClient, type DatasetRunClient } from './client/dataset-runs.js';
 export { createMessageBatchClient, type MessageBatchClient } from './client/message-batches.js';
 export { createGroupTurnClient, type GroupTurnClient } from './client/group-turns.js';

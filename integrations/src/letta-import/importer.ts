@@ -443,7 +443,7 @@ export function createLettaImporter(deps: LettaImporterDeps) {
      * Reads what the source holds and records it as the run's plan (and, for a real run, its agent queue).
      * A dry run ends here: the plan and the problems foreseen are its report.
      */
-    async plan(ref: ImportRef, heartbeat: () => void = () => {}): Promise<{ agents: number }> {
+    async plan(ref: ImportRef, heartbeat: () => void = () => {}): Promise<{ agents: number; dryRun: boolean }> {
       const ctx = await open(ref);
       const agents = await ctx.source.agents();
       const tools = await ctx.source.tools();
@@ -479,7 +479,7 @@ export function createLettaImporter(deps: LettaImporterDeps) {
           .onConflict(['import_id', 'source_agent_id'])
           .ignore();
       });
-      return { agents: agents.length };
+      return { agents: agents.length, dryRun: ctx.run.dryRun };
     },
 
     /** Tools and identities, which agents refer to; each is looked up in the mapping before it is created. */
