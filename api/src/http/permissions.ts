@@ -428,6 +428,8 @@ const FAMILIES: Family[] = [
   { prefix: '/api/admin', rule: PLATFORM_ADMIN },
   { prefix: '/v1/admin', rule: PLATFORM_ADMIN },
   { prefix: '/v1/health', rule: PUBLIC },
+  // A migration brings a whole organization's agents, tools and identities in: an organization admin's decision.
+  { prefix: '/v1/imports', rule: needs('update_organization', agents.create) },
   { prefix: '/v1/agents', resource: agents },
   { prefix: '/v1/groups', resource: agents },
   { prefix: '/v1/identities', resource: agents },

@@ -1,3 +1,4 @@
+import { egressRefusalOf } from '../egress/index.js';
 import type {
   SourceAgent,
   SourceConversation,
@@ -98,7 +99,8 @@ export function createLettaSource(options: LettaSourceOptions) {
           signal: options.signal,
         });
       } catch (error) {
-        if (options.signal?.aborted) throw error;
+        // A destination the egress policy refuses stays refused: no point asking again.
+        if (options.signal?.aborted || egressRefusalOf(error)) throw error;
         lastError = new LettaSourceError(`GET ${path} could not reach the source: ${(error as Error).message}`, null, path);
         await sleep(Math.min(250 * 2 ** attempt, 10_000), options.signal);
         continue;
@@ -146,6 +148,11 @@ export function createLettaSource(options: LettaSourceOptions) {
 
   return {
     url: base,
+
+    /** One small authenticated read: whether the source answers and takes the key. */
+    async probe(): Promise<void> {
+      await get<unknown>('/agents/', { limit: 1 });
+    },
 
     /** Every agent (ids and names are enough here; `agent` reads one whole). */
     async agents(): Promise<SourceAgent[]> {

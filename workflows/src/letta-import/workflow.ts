@@ -8,7 +8,7 @@ import type { LettaImportInput } from './ids.js';
 // run after the retries, failed with the reason.
 const steps = proxyActivities<LettaImportActivities>({
   startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '20 seconds',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8 },
 });
 

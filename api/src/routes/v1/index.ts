@@ -37,6 +37,7 @@ import { chatCompletionRoutes } from './chat-completions.js';
 import { groupRoutes } from './groups.js';
 import { conversationRoutes } from './conversations.js';
 import { topLevelMessageRoutes } from './messages.js';
+import { importRoutes } from './imports.js';
 
 /** The `/v1` agent API: every route below is authenticated by API key and scoped to its organization. */
 export type V1Settings = { version: string; pingIntervalMs: number; pollIntervalMs: number; maxUploadBytes: number };
@@ -51,6 +52,7 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     });
     await app.register(healthRoutes(deps));
     await app.register(adminRoutes(services));
+    await app.register(importRoutes(services));
     await app.register(messageRoutes(services, deps));
     await app.register(messageHistoryRoutes(services));
     await app.register(runRoutes(services, deps));
