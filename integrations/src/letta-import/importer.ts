@@ -13,6 +13,7 @@ import {
   LettaImport,
   LettaImportAgent,
   Message,
+  Passage,
   Tool,
   derivedId,
   derivedUuid,
@@ -334,10 +335,13 @@ export function createLettaImporter(deps: LettaImporterDeps) {
       await db.transaction(async (trx) => {
         let inserted = 0;
         if (rebuilt.length > 0) {
-          const rows = await Message.query(trx)
+          const ids = rebuilt.map((message) => messageIdOf(ctx, message.sourceId));
+          // Objection answers an insert with the rows it was given, conflicts or not: count what was there before.
+          const existing = await Message.query(trx).forOrg(ctx.ref.organizationId).whereIn('id', ids).resultSize();
+          await Message.query(trx)
             .insert(
-              rebuilt.map((message) => ({
-                id: messageIdOf(ctx, message.sourceId),
+              rebuilt.map((message, index) => ({
+                id: ids[index]!,
                 organizationId: ctx.ref.organizationId,
                 agentId: targetId,
                 role: message.role,
@@ -357,9 +361,8 @@ export function createLettaImporter(deps: LettaImporterDeps) {
               })),
             )
             .onConflict('id')
-            .ignore()
-            .returning('id');
-          inserted = rows.length;
+            .ignore();
+          inserted = ids.length - existing;
         }
         await LettaImportAgent.query(trx)
           .forOrg(ctx.ref.organizationId)
@@ -405,9 +408,9 @@ export function createLettaImporter(deps: LettaImporterDeps) {
       const prepared = await deps.passages.prepare({ organizationId: ctx.ref.organizationId, archive: { id: archive.id, embeddingConfig: config }, passages });
       const cursor = page[page.length - 1]!.id;
       await db.transaction(async (trx) => {
-        const before = await trx('passages').whereIn('id', passages.map((passage) => passage.id!)).count<{ count: string }[]>('id as count');
+        const existing = await Passage.query(trx).forOrg(ctx.ref.organizationId).whereIn('id', passages.map((passage) => passage.id!)).resultSize();
         await deps.passages.write(trx, prepared);
-        const inserted = passages.length - Number(before[0]?.count ?? 0);
+        const inserted = passages.length - existing;
         await LettaImportAgent.query(trx)
           .forOrg(ctx.ref.organizationId)
           .findById([ctx.ref.importId, agent.id])

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Letta, { toFile } from '@letta-ai/letta-client';
@@ -32,13 +32,16 @@ async function startGatedProxy(upstream: string): Promise<GatedProxy> {
   const paths: string[] = [];
   let armed = false;
   let waiting: Array<() => void> = [];
-  const server: Server = createServer(async (request: IncomingMessage, response) => {
+  const forward = async (request: IncomingMessage, response: ServerResponse) => {
     paths.push(request.url ?? '');
     const isLaterHistoryPage = /\/messages\?.*after=/.test(request.url ?? '');
     if (armed && isLaterHistoryPage) await new Promise<void>((resolve) => waiting.push(resolve));
     const upstreamResponse = await fetch(`${upstream}${request.url}`, { headers: { authorization: request.headers.authorization ?? '' } });
     response.writeHead(upstreamResponse.status, { 'content-type': upstreamResponse.headers.get('content-type') ?? 'application/json' });
     response.end(Buffer.from(await upstreamResponse.arrayBuffer()));
+  };
+  const server: Server = createServer((request, response) => {
+    forward(request, response).catch(() => response.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -150,8 +153,8 @@ async function fillSource(): Promise<SourceIds> {
     memory_blocks: [{ label: 'persona', value: 'I write things down.', limit: 1000 }],
   });
 
-  // The long history goes in through an agent file built from the scout's export: one request, not 2,000 turns.
-  const file = (await sourceClient.agents.exportFile(scout.id)) as unknown as { agents: Array<Record<string, unknown>> };
+  // The long history goes in through an agent file built from the scribe's export: one request, not 2,000 turns.
+  const file = (await sourceClient.agents.exportFile(scribe.id)) as unknown as { agents: Array<Record<string, unknown>> };
   const start = Date.parse('2026-01-01T00:00:00Z');
   const messages = Array.from({ length: BIG_HISTORY }, (_, index) => {
     const created_at = new Date(start + index * 1000).toISOString();
