@@ -11,6 +11,7 @@ import { createScheduleActivities } from './schedules/index.js';
 import { createGroupActivities } from './groups/index.js';
 import { createSleeptimeActivities } from './sleeptime/index.js';
 import { createAgentCallActivities } from './agent-calls/index.js';
+import { createLettaImportActivities } from './letta-import/index.js';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
 import type { SandboxIsolation } from '@engram/integrations/sandbox';
 import type { EgressPolicy } from '@engram/integrations/egress';
@@ -58,6 +59,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createGroupActivities(deps),
     ...createSleeptimeActivities(deps),
     ...createAgentCallActivities(deps),
+    ...createLettaImportActivities(deps),
     ...createBillingPeriodActivities(deps),
     ...createAutoTopUpActivities({ db: deps.db, payments: deps.payments ?? unconfiguredGateway, notifier: deps.notifier ?? createOutboxNotifier({ db: deps.db }) }),
   };
@@ -81,3 +83,4 @@ export type { AutoTopUpActivities, AutoTopUpInput, AutoTopUpOutcome, BillingPeri
 export { createMarkRunAbandoned } from './agent-run/finish-run.js';
 export { CHUNKS_PER_BATCH, type ChunkBatch, type FileIngestionActivities, type FileRef } from './files/index.js';
 export type { MigrationEnd, MigrationBatchResult, TemplateMigrationActivities } from './templates/index.js';
+export type { LettaImportActivities } from './letta-import/index.js';

@@ -36,6 +36,7 @@ import * as runChain from './20261201100000_run_chain.js';
 import * as firstStartOrganization from './20261202100000_first_start_organization.js';
 import * as hiddenAgentsAndTemplateVariables from './20261205100000_hidden_agents_and_template_variables.js';
 import * as conversationIsolatedBlocks from './20261206300000_conversation_isolated_blocks.js';
+import * as lettaImports from './20261206310000_letta_imports.js';
 
 type Migration = { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> };
 
@@ -78,4 +79,5 @@ export const migrations: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261202100000_first_start_organization', firstStartOrganization],
   ['20261205100000_hidden_agents_and_template_variables', hiddenAgentsAndTemplateVariables],
   ['20261206300000_conversation_isolated_blocks', conversationIsolatedBlocks],
+  ['20261206310000_letta_imports', lettaImports],
 ];

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 /** Resource id prefixes on the wire, as the public API uses them (`agent-<uuid4>`). */
 export const ID_PREFIXES = {
@@ -44,12 +44,28 @@ export const ID_PREFIXES = {
   abTest: 'ab_test',
   abTestTemplate: 'ab_test_template',
   conversation: 'conv',
+  /** A migration run from another server speaking the Letta API. */
+  lettaImport: 'import',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
 
 export function newId(kind: IdKind): string {
   return `${ID_PREFIXES[kind]}-${randomUUID()}`;
+}
+
+/**
+ * A uuid4-shaped value that the same `parts` always give: a copy written again (a retried migration page)
+ * lands on the row it wrote before, so an insert that ignores conflicts on `id` makes the write idempotent.
+ */
+export function derivedUuid(...parts: string[]): string {
+  const hex = createHash('sha256').update(parts.join('\u0000')).digest('hex');
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export function derivedId(kind: IdKind, ...parts: string[]): string {
+  return `${ID_PREFIXES[kind]}-${derivedUuid(...parts)}`;
 }
 
 const UUID_V4 = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';

@@ -9,7 +9,7 @@ export {
   DatabaseUnavailableError,
   type PostgresServer,
 } from './postgres-server.js';
-export { newId, isId, idPattern, ID_PREFIXES, type IdKind } from './ids.js';
+export { newId, derivedId, derivedUuid, isId, idPattern, ID_PREFIXES, type IdKind } from './ids.js';
 export * from './models/index.js';
 export { createSecretBox, maskSecret, type SecretBox } from './secrets.js';
 export { resealSecrets, type RotationReport } from './secret-rotation.js';

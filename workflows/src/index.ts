@@ -10,3 +10,4 @@ export { groupTurnWorkflow } from './group-turn/workflow.js';
 export { autoTopUpWorkflow } from './auto-top-up/workflow.js';
 export { billingPeriodWorkflow } from './billing-period/workflow.js';
 export { datasetRunWorkflow } from './dataset-run/workflow.js';
+export { lettaImportWorkflow } from './letta-import/workflow.js';

@@ -432,6 +432,8 @@ const FAMILIES: Family[] = [
   { prefix: '/v1/metadata', rule: MEMBER },
   { prefix: '/v1/organizations/self/quotas', rule: MEMBER },
   { prefix: '/v1/_internal_search', rule: needs(agents.read) },
+  // A migration brings a whole organization's agents, tools and identities in: an organization admin's decision.
+  { prefix: '/v1/imports', rule: needs('update_organization', agents.create) },
   { prefix: '/v1/agents', resource: agents },
   { prefix: '/v1/groups', resource: agents },
   { prefix: '/v1/identities', resource: agents },

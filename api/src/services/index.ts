@@ -14,6 +14,7 @@ import {
   createGroupTurnClient,
   createMessageBatchClient,
   createTemplateMigrationClient,
+  createLettaImportClient,
   createDatasetRunClient,
   createScheduledMessageClient,
 } from '@engram/temporal/client';
@@ -24,6 +25,7 @@ import { createBatchService } from './batches/batch-service.js';
 import { createJobService } from './runs/job-service.js';
 import { createScheduleService } from './schedules/schedule-service.js';
 import { createChatCompletionService } from './chat-completions/chat-completion-service.js';
+import { createLettaImportService } from './letta-imports/letta-import-service.js';
 import { createMessageService } from './messages/message-service.js';
 import { createMessageHistoryService } from './messages/message-history-service.js';
 import { createConversationService } from './conversations/conversation-service.js';
@@ -246,6 +248,13 @@ export function createServices(deps: ServiceDeps) {
     agentFileGallery: createAgentFileGalleryService({ db: deps.db, agentFiles }),
     datasets,
     abTests,
+    lettaImports: createLettaImportService({
+      db: deps.db,
+      secrets: deps.secrets,
+      egress: deps.egress,
+      organizations,
+      runs: createLettaImportClient({ client: deps.temporal, taskQueue: deps.taskQueue }),
+    }),
     batches,
     jobs: createJobService({ db: deps.db, runs, batches }),
     chatCompletions: createChatCompletionService({ runs, follow: runLog.follow }),

@@ -152,3 +152,14 @@ export {
 } from './sharing.js';
 export { Conversation, ConversationBlock } from './conversation.js';
 export { VISIBLE_AGENT, VISIBLE_BLOCK, VISIBLE_IDENTITY, ofVisibleAgent, type AgentHiddenKind, type IdentityHiddenKind } from './hidden.js';
+export {
+  LettaImport,
+  LettaImportAgent,
+  LettaImportMapping,
+  type LettaImportStatus,
+  type LettaImportPhase,
+  type LettaImportPlan,
+  type LettaImportProblem,
+  type LettaImportAgentStatus,
+  type LettaImportKind,
+} from './letta-import.js';

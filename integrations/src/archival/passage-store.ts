@@ -17,6 +17,11 @@ export type NewPassage = {
   metadata?: Record<string, unknown> | null;
   createdAt?: Date | null;
   createdById?: string | null;
+  /**
+   * A unit vector the caller already has in the archive's embedding space (a migration keeping the source's
+   * embeddings); the passage is embedded only without one.
+   */
+  vector?: Float32Array;
 };
 
 export type PassageFilter = {
@@ -341,11 +346,16 @@ export function createPassageStore(deps: PassageStoreDeps) {
     /** Embeds new passages for an archive (I/O with the embedding provider; keep it out of transactions). */
     async prepare(input: { organizationId: string; archive: ArchiveRef; passages: NewPassage[]; signal?: AbortSignal }): Promise<PreparedPassages> {
       const config = configOf(input.archive);
-      const embedded = await embedRows(
+      const toEmbed = input.passages.filter((passage) => !passage.vector);
+      const fresh = await embedRows(
         input.organizationId,
         config,
-        input.passages.map((passage) => passage.text),
+        toEmbed.map((passage) => passage.text),
         input.signal,
+      );
+      let next = 0;
+      const embedded = input.passages.map((passage) =>
+        passage.vector ? { vector: passage.vector, embedding: encodeEmbedding(passage.vector), signature: hasher.signature(passage.vector) } : fresh[next++]!,
       );
       const now = Date.now();
       const rows = input.passages.map((passage, index) => {

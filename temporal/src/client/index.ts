@@ -9,6 +9,7 @@ export { ensureTraceRetentionSchedule } from './trace-retention.js';
 export { createAutoTopUpClient, type AutoTopUpClient } from './auto-top-ups.js';
 export { ensureBillingPeriodSchedule } from './billing-periods.js';
 export { createTemplateMigrationClient, type TemplateMigrationClient } from './template-migrations.js';
+export { createLettaImportClient, type LettaImportClient } from './letta-imports.js';
 export { createDatasetRunClient, type DatasetRunClient } from './dataset-runs.js';
 export { createMessageBatchClient, type MessageBatchClient } from './message-batches.js';
 export { createGroupTurnClient, type GroupTurnClient } from './group-turns.js';

@@ -40,6 +40,7 @@ import { topLevelMessageRoutes } from './messages.js';
 import { metadataRoutes } from './metadata.js';
 import { organizationRoutes } from './organizations.js';
 import { internalSearchRoutes } from './internal-search.js';
+import { importRoutes } from './imports.js';
 
 /** The `/v1` agent API: every route below is authenticated by API key and scoped to its organization. */
 export type V1Settings = { version: string; pingIntervalMs: number; pollIntervalMs: number; maxUploadBytes: number };
@@ -54,6 +55,7 @@ export function v1Routes(services: AppServices, deps: V1Settings): FastifyPlugin
     });
     await app.register(healthRoutes(deps));
     await app.register(adminRoutes(services));
+    await app.register(importRoutes(services));
     await app.register(messageRoutes(services, deps));
     await app.register(messageHistoryRoutes(services));
     await app.register(runRoutes(services, deps));

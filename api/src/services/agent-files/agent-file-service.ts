@@ -35,8 +35,8 @@ import { resolveToolSchema } from '../tools/tool-schema.js';
 import type { GroupService } from '../groups/group-service.js';
 import type { FolderService } from '../folders/folder-service.js';
 import { attachFolders } from '../agents/agent-folders-service.js';
-import type { ManagerConfigInput } from '../../routes/v1/groups-schema.js';
-import { SUPPORTED_MANAGER_TYPES } from '../../routes/v1/groups-schema.js';
+import type { ManagerConfigInput } from '../../contracts/v1/groups.js';
+import { SUPPORTED_MANAGER_TYPES } from '../../contracts/v1/groups.js';
 import {
   AGENT_FILE_FORMAT_VERSION,
   LETTA_REVISION_ID,
