@@ -14,6 +14,7 @@ import { createAgentCallActivities } from './agent-calls/index.js';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
 import type { SandboxIsolation } from '@engram/integrations/sandbox';
 import type { EgressPolicy } from '@engram/integrations/egress';
+import type { WebSearchConfig } from '@engram/integrations/web';
 import { createOutboxNotifier, type Notifier } from '@engram/integrations/notifications';
 import { unconfiguredGateway, type PaymentGateway } from '@engram/integrations/payments';
 import { createAutoTopUpActivities, createBillingPeriodActivities } from './billing/index.js';
@@ -29,6 +30,8 @@ export type ActivityDeps = {
    * sandboxes), parsed once at the worker's start.
    */
   egress: EgressPolicy;
+  /** The web_search tool's provider, parsed once at the worker's start; without one the tool says which variable to set. */
+  webSearch?: WebSearchConfig;
   tracing?: ActivityTracing;
   /** How the worker isolates local tools, found once at its start (ENGRAM_UNSAFE_LOCAL_TOOLS decides what happens where namespaces are unavailable). */
   sandboxIsolation?: SandboxIsolation;

@@ -4,6 +4,7 @@ import { ConfigError, firstIssueLine, parseTemporalConfig, withoutEmptyValues } 
 import { parsePaymentsConfig, PaymentsConfigError, type PaymentsConfig } from '@engram/integrations/payments';
 import { NotifierConfigError, parseSmtpConfig, type SmtpConfig } from '@engram/integrations/notifications';
 import { EgressConfigError, parseEgressConfig, type EgressConfig } from '@engram/integrations/egress';
+import { parseWebSearchConfig, WebSearchConfigError, type WebSearchConfig } from '@engram/integrations/web';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -108,6 +109,11 @@ export type ApiConfig = {
    * may reach besides public addresses, for every organization or the first-start one only.
    */
   egress: EgressConfig;
+  /**
+   * ENGRAM_WEB_SEARCH_PROVIDER and EXA_API_KEY, TAVILY_API_KEY, BRAVE_SEARCH_API_KEY or SEARXNG_URL (with their
+   * *_BASE_URL): the search provider of the web_search tool; null when none is configured.
+   */
+  webSearch: WebSearchConfig;
   /** ENGRAM_ADMIN_EMAILS, lower-cased: accounts with these emails are platform admins (besides the first-start admin). */
   adminEmails: string[];
   /**
@@ -145,6 +151,7 @@ export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
     trustProxy: parsed.data.ENGRAM_TRUST_PROXY ?? false,
     payments: asConfigError(() => parsePaymentsConfig(env), PaymentsConfigError),
     egress: asConfigError(() => parseEgressConfig(env), EgressConfigError),
+    webSearch: asConfigError(() => parseWebSearchConfig(env), WebSearchConfigError),
   };
 }
 

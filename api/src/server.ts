@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     secrets: createSecretBox(secretKey),
     baseProviders: parseBaseProviders(process.env),
     egress: createEgressPolicy({ ...config.egress, firstOrganizationId: await Organization.firstStartId(db) }),
+    webSearch: config.webSearch,
     notifications,
     notifier,
     supportChatSecret: config.supportChatSecret ?? undefined,

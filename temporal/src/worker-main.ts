@@ -2,6 +2,7 @@ import { Runtime } from '@temporalio/worker';
 import { createDatabase, createSecretBox, Organization } from '@engram/db';
 import { createEgressPolicy, EgressConfigError, parseEgressConfig } from '@engram/integrations/egress';
 import { parseBaseProviders } from '@engram/integrations/llm';
+import { parseWebSearchConfig, WebSearchConfigError } from '@engram/integrations/web';
 import { describeSandboxIsolation, detectSandboxIsolation } from '@engram/integrations/sandbox';
 import { createTelemetry, parseTelemetryConfig, TelemetryConfigError } from '@engram/integrations/telemetry';
 import { createPaymentGateway, parsePaymentsConfig, PaymentsConfigError } from '@engram/integrations/payments';
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
   const payments = parsePaymentsConfig(process.env);
   const smtp = parseSmtpConfig(process.env);
   const egressConfig = parseEgressConfig(process.env);
+  const webSearch = parseWebSearchConfig(process.env);
   const db = createDatabase({ url: databaseUrl });
   const telemetry = createTelemetry({ db, serviceName: 'engram-worker', otlpEndpoint: telemetryConfig.otlpEndpoint, recordContent: telemetryConfig.recordContent });
   const { worker, connection } = await createWorker({
@@ -42,6 +44,7 @@ async function main(): Promise<void> {
       secrets: createSecretBox(secretKey),
       egress: createEgressPolicy({ ...egressConfig, firstOrganizationId: await Organization.firstStartId(db) }),
       sandboxIsolation,
+      webSearch,
       payments: createPaymentGateway(payments),
       notifier: smtp
         ? createSmtpNotifier({
@@ -64,7 +67,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const oneLine = [ConfigError, TelemetryConfigError, PaymentsConfigError, NotifierConfigError, EgressConfigError].some((kind) => error instanceof kind);
+  const oneLine = [ConfigError, TelemetryConfigError, PaymentsConfigError, NotifierConfigError, EgressConfigError, WebSearchConfigError].some((kind) => error instanceof kind);
   console.error(oneLine && error instanceof Error ? error.message : error);
   process.exit(1);
 });

@@ -49,6 +49,7 @@ import { createToolGenerator } from './tools/tool-generator.js';
 import { createSandboxConfigService } from './sandbox/sandbox-config-service.js';
 import { createVenvManager } from '@engram/integrations/sandbox';
 import { defaultVenvRoot, createExecuteTool } from '@engram/integrations/tools';
+import type { WebSearchConfig } from '@engram/integrations/web';
 import { createProviderService } from './providers/provider-service.js';
 import type { BaseProvider } from './providers/types.js';
 import { createAgentToolRunService } from './agents/agent-tool-run-service.js';
@@ -79,6 +80,8 @@ export type ServiceDeps = {
    * given and when they are connected to. Built once at start from `ApiConfig.egress`.
    */
   egress: EgressPolicy;
+  /** The web_search tool's provider (`ApiConfig.webSearch`), for running an agent's tool through the API; none when absent. */
+  webSearch?: WebSearchConfig;
   notifications: NotificationHub;
   /** The process's MCP connections (tests pass one with short timeouts); one is made otherwise. */
   mcpConnections?: McpConnectionPool;
@@ -179,7 +182,7 @@ export function createServices(deps: ServiceDeps) {
   const sandboxConfigs = createSandboxConfigService({ db: deps.db, secrets: deps.secrets, venvs });
   const agentToolRuns = createAgentToolRunService({
     db: deps.db,
-    executeTool: createExecuteTool({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders, venvs, mcpConnections, egress: deps.egress }),
+    executeTool: createExecuteTool({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders, venvs, mcpConnections, egress: deps.egress, webSearch: deps.webSearch ?? null }),
   });
   const fileIngestion = createFileIngestionClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const folders = createFolderService({ db: deps.db, models, fileIngestion, limits });
