@@ -203,3 +203,30 @@ describe('web_search', () => {
     expect(JSON.parse(result.func_return).results).toHaveLength(2);
   });
 });
+
+describe('run_code', () => {
+  it('runs python, JavaScript and TypeScript programs in the tool sandbox and returns what they printed', async () => {
+    const [python, javascript, typescript] = await callTool('run_code', [
+      { language: 'python', code: 'import math\nprint(math.factorial(5))\nprint("done")' },
+      { language: 'js', code: 'const doubled = [1, 2, 3].map((n) => n * 2);\nconsole.log(doubled.join(","));' },
+      { language: 'ts', code: 'const greet = (name: string): string => `hello ${name}`;\nconsole.log(greet("ts"));\nconsole.error("to stderr");' },
+    ]);
+    expect(python).toMatchObject({ status: 'success' });
+    expect(JSON.parse(python!.tool_return!)).toEqual({ stdout: '120\ndone\n', stderr: '', error: null });
+    expect(JSON.parse(javascript!.tool_return!)).toMatchObject({ stdout: '2,4,6\n', error: null });
+    expect(JSON.parse(typescript!.tool_return!)).toMatchObject({ stdout: 'hello ts\n', stderr: 'to stderr\n', error: null });
+  });
+
+  it('reports a failing program, and a language it does not run, as errors', async () => {
+    const [raised, unknown] = await callTool('run_code', [
+      { language: 'python', code: 'print("before")\nraise ValueError("boom")' },
+      { language: 'cobol', code: 'DISPLAY "HI".' },
+    ]);
+    expect(raised).toMatchObject({ status: 'error' });
+    const report = JSON.parse(raised!.tool_return!);
+    expect(report.stdout).toBe('before\n');
+    expect(report.error).toContain('ValueError');
+    expect(report.error).toContain('boom');
+    expect(unknown!.tool_return).toContain('language must be python, js or ts');
+  });
+});
