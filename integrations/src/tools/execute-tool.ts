@@ -14,6 +14,7 @@ import { MCP_TOOL_TYPE } from '../mcp/registered-tool.js';
 import type { EgressPolicy } from '../egress/index.js';
 import type { WebSearchConfig } from '../web/index.js';
 import { createBuiltinTools } from './builtin-tools.js';
+import type { McpStdioPolicy } from '../mcp/stdio-sandbox.js';
 
 export type ExecuteToolInput = {
   organizationId: string;
@@ -44,6 +45,8 @@ export type ExecuteToolDeps = {
   egress: EgressPolicy;
   /** The operator's search provider for web_search (parsed once at the process's start); none configured when absent. */
   webSearch?: WebSearchConfig;
+  /** Which organizations may run stdio MCP servers (ENGRAM_MCP_STDIO), and the sandbox they run in. */
+  mcpStdio: McpStdioPolicy;
 };
 
 /**
@@ -85,7 +88,7 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
   const archival = createArchivalTools({ db, passages });
   const semanticSearchFiles = createSemanticSearchFiles({ db, passages });
   const executeBuiltinTool = createBuiltinTools({ webSearch: deps.webSearch ?? null, egress: deps.egress, runner });
-  const executeMcpTool = createMcpToolExecutor({ db, secrets, connections: deps.mcpConnections ?? createMcpConnectionPool(), egress: deps.egress });
+  const executeMcpTool = createMcpToolExecutor({ db, secrets, connections: deps.mcpConnections ?? createMcpConnectionPool(), egress: deps.egress, stdio: deps.mcpStdio });
 
   return async function executeTool(input: ExecuteToolInput): Promise<ExecuteToolResult> {
     const { organizationId, agentId, toolName } = input;
