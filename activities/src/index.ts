@@ -15,6 +15,7 @@ import { createLettaImportActivities } from './letta-import/index.js';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
 import type { SandboxIsolation } from '@engram/integrations/sandbox';
 import type { EgressPolicy } from '@engram/integrations/egress';
+import type { WebSearchConfig } from '@engram/integrations/web';
 import type { McpStdioPolicy } from '@engram/integrations/mcp';
 import { createOutboxNotifier, type Notifier } from '@engram/integrations/notifications';
 import { unconfiguredGateway, type PaymentGateway } from '@engram/integrations/payments';
@@ -31,6 +32,8 @@ export type ActivityDeps = {
    * sandboxes), parsed once at the worker's start.
    */
   egress: EgressPolicy;
+  /** The web_search tool's provider, parsed once at the worker's start; without one the tool says which variable to set. */
+  webSearch?: WebSearchConfig;
   /** Which organizations may run stdio MCP servers (ENGRAM_MCP_STDIO), and the sandbox they run in. */
   mcpStdio: McpStdioPolicy;
   tracing?: ActivityTracing;

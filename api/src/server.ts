@@ -46,6 +46,7 @@ async function main(): Promise<void> {
     baseProviders: parseBaseProviders(process.env),
     egress,
     mcpStdio: createMcpStdioPolicy({ ...config.mcpStdio, firstOrganizationId, egress }),
+    webSearch: config.webSearch,
     notifications,
     notifier,
     supportChatSecret: config.supportChatSecret ?? undefined,

@@ -24,6 +24,9 @@ import {
 import type { CreatedTenant } from '@engram/api';
 import { profiled } from './profile/spans.js';
 
+/** The web_search provider's variables, which a worker process of the test's own gets as the in-process one does. */
+const WEB_SEARCH_ENV = /^(ENGRAM_WEB_SEARCH_PROVIDER|EXA_|TAVILY_|BRAVE_SEARCH_|SEARXNG_)/;
+
 export type TestStack = {
   baseUrl: string;
   apiKey: string;
@@ -113,6 +116,7 @@ async function startStack(options: TestStackOptions): Promise<TestStack> {
     secrets,
     baseProviders,
     egress,
+    webSearch: apiConfig.webSearch,
     mcpStdio,
     notifications,
     billingMode: apiConfig.billingMode,
@@ -136,7 +140,7 @@ async function startStack(options: TestStackOptions): Promise<TestStack> {
       namespace: 'default',
       taskQueue,
       workflowBundlePath: inject('workflowBundlePath'),
-      activityDeps: { db, baseProviders, secrets, payments, egress, mcpStdio },
+      activityDeps: { db, baseProviders, secrets, payments, egress, mcpStdio, webSearch: apiConfig.webSearch },
       telemetry,
     }));
     workerRun = worker.worker.run();
@@ -163,7 +167,9 @@ async function startStack(options: TestStackOptions): Promise<TestStack> {
       ENGRAM_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
       ENGRAM_SECRET_KEY: secretKey,
       ...Object.fromEntries(
-        Object.entries({ ...apiEnv, ...egressEnv, ...stdioEnv }).filter(([name]) => name.startsWith('STRIPE_') || name.startsWith('ENGRAM_EGRESS_') || name.startsWith('ENGRAM_MCP_')),
+        Object.entries({ ...apiEnv, ...egressEnv, ...stdioEnv }).filter(
+          ([name]) => name.startsWith('STRIPE_') || name.startsWith('ENGRAM_EGRESS_') || name.startsWith('ENGRAM_MCP_') || WEB_SEARCH_ENV.test(name),
+        ),
       ),
       ...Object.fromEntries(baseProviders.filter((provider) => provider.providerType === 'openai').flatMap((provider) => [['OPENAI_API_KEY', provider.apiKey ?? 'test'], ['OPENAI_BASE_URL', provider.baseUrl]])),
     },

@@ -51,6 +51,7 @@ import { createToolGenerator } from './tools/tool-generator.js';
 import { createSandboxConfigService } from './sandbox/sandbox-config-service.js';
 import { createVenvManager } from '@engram/integrations/sandbox';
 import { defaultVenvRoot, createExecuteTool } from '@engram/integrations/tools';
+import type { WebSearchConfig } from '@engram/integrations/web';
 import { createProviderService } from './providers/provider-service.js';
 import type { BaseProvider } from './providers/types.js';
 import { createAgentToolRunService } from './agents/agent-tool-run-service.js';
@@ -81,6 +82,8 @@ export type ServiceDeps = {
    * given and when they are connected to. Built once at start from `ApiConfig.egress`.
    */
   egress: EgressPolicy;
+  /** The web_search tool's provider (`ApiConfig.webSearch`), for running an agent's tool through the API; none when absent. */
+  webSearch?: WebSearchConfig;
   /** Which organizations may run stdio MCP servers and the sandbox they run in; built once at start from `ApiConfig.mcpStdio`. */
   mcpStdio: McpStdioPolicy;
   notifications: NotificationHub;
@@ -182,7 +185,7 @@ export function createServices(deps: ServiceDeps) {
   const sandboxConfigs = createSandboxConfigService({ db: deps.db, secrets: deps.secrets, venvs });
   const agentToolRuns = createAgentToolRunService({
     db: deps.db,
-    executeTool: createExecuteTool({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders, venvs, mcpConnections, egress: deps.egress, mcpStdio: deps.mcpStdio }),
+    executeTool: createExecuteTool({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders, venvs, mcpConnections, egress: deps.egress, mcpStdio: deps.mcpStdio, webSearch: deps.webSearch ?? null }),
   });
   const fileIngestion = createFileIngestionClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const folders = createFolderService({ db: deps.db, models, fileIngestion, limits });

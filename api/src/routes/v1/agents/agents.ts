@@ -91,7 +91,12 @@ export const CreateAgentBody = z.strictObject({
   reasoning: z.boolean().nullish(),
   max_reasoning_tokens: z.number().int().nullish(),
   embedding_chunk_size: z.number().int().nullish(),
-  compaction_settings: z.looseObject({}).nullish(),
+  compaction_settings: z
+    .looseObject({})
+    .nullish()
+    .describe(
+      'Accepted for compatibility (Letta Code sends `{"model": "letta/auto"}`) and without effect: it is not stored, and does not change how this server compacts the agent\'s context.',
+    ),
   template_id: z.string().nullish(),
   base_template_id: z.string().nullish(),
   /** `name:version` of a template to build the agent from, its placeholders filled from `memory_variables`. */
