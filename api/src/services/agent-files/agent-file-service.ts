@@ -759,7 +759,10 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
         if (unset.length > 0) {
           warnings.push({ loc: ['agents', agent.index, 'tool_exec_environment_variables'], msg: `Give values for ${unset.map((variable) => variable.key).join(', ')} in the agent's tool variables`, agent_id: agentId });
         }
-        for (const msg of agent.warnings) warnings.push({ loc: ['agents', agent.index], msg, agent_id: agentId });
+        // A detached tool is reported once, at its path in the file; the agent's own notes list it too.
+        for (const msg of agent.warnings) {
+          if (!warnings.some((warning) => warning.msg === msg)) warnings.push({ loc: ['agents', agent.index], msg, agent_id: agentId });
+        }
       }
       await createFolders(ctx, file, agentIds, options, warnings);
       return { agentIds: planned.map((agent) => agentIds.get(agent.entry.id)!), warnings };
