@@ -8,6 +8,9 @@ import {
   IdentityAgent,
   McpServer,
   Message,
+  Source,
+  SourceAgent,
+  SourceFile,
   Tool,
   newMcpServerId,
   ensureBaseTools,
@@ -46,9 +49,11 @@ import {
   type GroupEntry,
   type ImportableAgent,
   type IdentityEntry,
+  type FileEntry,
   type ImportWarning,
   type McpServerEntry,
   type MessageEntry,
+  type SourceEntry,
   type ToolEntry,
 } from './agent-file-format.js';
 
@@ -112,8 +117,8 @@ export type ExportedAgentFile = {
   blocks: BlockEntry[];
   tools: ExportedTool[];
   groups: GroupEntry[];
-  files: unknown[];
-  sources: unknown[];
+  files: FileEntry[];
+  sources: SourceEntry[];
   mcp_servers: McpServerEntry[];
   identities: IdentityEntry[];
   metadata: Record<string, unknown>;
@@ -612,8 +617,17 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
   async function createFolders(ctx: RequestContext, file: AgentFile, agentIds: Map<string, string>, options: ImportOptions, warnings: ImportWarning[]): Promise<void> {
     if (file.sources.length === 0) return;
     const folderIds = new Map<string, string>();
+    const reused = new Set<string>();
     for (const [index, source] of file.sources.entries()) {
       const name = options.appendCopySuffix ? `${source.name}_copy` : source.name;
+      // A file exported here comes back to its own folder (a duplicate, a shared chat's copy), its files not uploaded twice.
+      const existing = await Source.query(db).forOrg(ctx.organizationId).findOne({ name });
+      if (existing) {
+        folderIds.set(source.id, existing.id);
+        reused.add(source.id);
+        warnings.push({ loc: ['sources', index], msg: `The organization already has a folder named '${name}'; the agents use it, and the file's copies of its files were not uploaded again` });
+        continue;
+      }
       const folder = await deps.folders.create(ctx, {
         name,
         description: source.description,
@@ -627,6 +641,7 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
       folderIds.set(source.id, folder.id);
     }
     for (const [index, entry] of file.files.entries()) {
+      if (reused.has(entry.source_id)) continue;
       if (entry.content === null) {
         warnings.push({ loc: ['files', index, 'content'], msg: `'${entry.file_name}' carries no content to ingest; it was left out` });
         continue;
@@ -662,6 +677,15 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
       const fileIds = new Map(history.map((message, index) => [message.id, fileId('message', index)]));
       const serverIds = [...new Set(tools.flatMap((tool) => (tool.toolType === MCP_TOOL_TYPE ? (mcpToolLink(tool.metadata)?.server_id ?? []) : [])))];
       const servers = serverIds.length === 0 ? [] : await McpServer.query(db).forOrg(ctx.organizationId).whereIn('id', serverIds).orderBy('serverName');
+      const folders = await Source.query(db)
+        .forOrg(ctx.organizationId)
+        .whereIn('id', SourceAgent.query(db).forOrg(ctx.organizationId).where({ agentId }).select('sourceId'))
+        .orderBy('name');
+      const folderFiles = await SourceFile.query(db)
+        .forOrg(ctx.organizationId)
+        .whereIn('sourceId', folders.map((folder) => folder.id))
+        .orderBy([{ column: 'createdAt' }, { column: 'id' }]);
+      const sourceIds = new Map(folders.map((folder, index) => [folder.id, `source-${index}`]));
       const identities = await Identity.query(db)
         .forOrg(ctx.organizationId)
         .whereIn('id', IdentityAgent.query(db).forOrg(ctx.organizationId).where({ agentId }).select('identityId'))
@@ -688,7 +712,7 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
             response_format: agent.responseFormat as ImportableAgent['response_format'],
             block_ids: blocks.map((_, index) => fileId('block', index)),
             tool_ids: tools.map((_, index) => fileId('tool', index)),
-            source_ids: [],
+            source_ids: folders.map((folder) => sourceIds.get(folder.id)!),
             identity_ids: identities.map((_, index) => `identity-${index}`),
             group_ids: [],
             messages: history.map(messageToFile),
@@ -699,8 +723,22 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
         blocks: blocks.map(blockToFile),
         tools: tools.map(toolToFile),
         groups: [],
-        files: [],
-        sources: [],
+        files: folderFiles.map((file, index) => ({
+          id: `file-${index}`,
+          source_id: sourceIds.get(file.sourceId)!,
+          file_name: file.fileName,
+          original_file_name: file.originalFileName,
+          file_type: file.fileType,
+          content: file.content,
+        })),
+        sources: folders.map((folder) => ({
+          id: sourceIds.get(folder.id)!,
+          name: folder.name,
+          description: folder.description,
+          instructions: folder.instructions,
+          metadata: folder.metadata,
+          embedding_config: folder.embeddingConfig as SourceEntry['embedding_config'],
+        })),
         mcp_servers: servers.map(mcpServerToFile),
         identities: identities.map((identity, index) => ({
           id: `identity-${index}`,
