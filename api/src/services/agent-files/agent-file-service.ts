@@ -120,7 +120,7 @@ export type ExportedAgentFile = {
   files: FileEntry[];
   sources: SourceEntry[];
   mcp_servers: McpServerEntry[];
-  identities: IdentityEntry[];
+  identities: Array<IdentityEntry & { id: string }>;
   metadata: Record<string, unknown>;
   created_at: string;
 };
