@@ -25,7 +25,7 @@ import {
 } from '@engram/db';
 import type { Knex } from 'knex';
 import { UniqueViolationError } from 'objection';
-import { MCP_TOOL_TYPE, mcpServerTag, mcpToolLink } from '@engram/integrations/mcp';
+import { MCP_TOOL_TYPE, mcpServerTag, mcpToolLink, type McpStdioPolicy } from '@engram/integrations/mcp';
 import { ENGRAM_VERSION } from '../../config.js';
 import { AppError, BadRequestError, ConflictError, NotFoundError, UnprocessableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
@@ -38,8 +38,8 @@ import { resolveToolSchema } from '../tools/tool-schema.js';
 import type { GroupService } from '../groups/group-service.js';
 import type { FolderService } from '../folders/folder-service.js';
 import { attachFolders } from '../agents/agent-folders-service.js';
-import type { ManagerConfigInput } from '../../routes/v1/groups-schema.js';
-import { SUPPORTED_MANAGER_TYPES } from '../../routes/v1/groups-schema.js';
+import type { ManagerConfigInput } from '../../contracts/v1/groups.js';
+import { SUPPORTED_MANAGER_TYPES } from '../../contracts/v1/groups.js';
 import {
   AGENT_FILE_FORMAT_VERSION,
   LETTA_REVISION_ID,
@@ -91,6 +91,8 @@ export type AgentFileServiceDeps = {
   groups: Pick<GroupService, 'insertImported'>;
   /** A file's folders are created, and its files uploaded and ingested again, as through the folders API. */
   folders: Pick<FolderService, 'create' | 'upload'>;
+  /** Whether the organization may run stdio MCP servers: a file's stdio server is recreated only where it may. */
+  mcpStdio: Pick<McpStdioPolicy, 'refusalOf'>;
 };
 
 /** What an import created, and what it could not bring over as it was (each with its path in the file). */
@@ -337,6 +339,11 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
       const existing = await McpServer.query(trx).forOrg(ctx.organizationId).findOne({ serverName: entry.server_name });
       if (existing) {
         byName.set(entry.server_name, existing);
+        continue;
+      }
+      const refusal = entry.server_type === 'stdio' ? deps.mcpStdio.refusalOf(ctx.organizationId) : null;
+      if (refusal) {
+        warnings.push({ loc: ['mcp_servers', index], msg: `MCP server '${entry.server_name}' was left out, its tools detached: ${refusal}` });
         continue;
       }
       const transport =
