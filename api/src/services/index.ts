@@ -190,7 +190,7 @@ export function createServices(deps: ServiceDeps) {
   const fileIngestion = createFileIngestionClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const folders = createFolderService({ db: deps.db, models, fileIngestion, limits });
   const agentFolders = createAgentFolderService({ db: deps.db, secrets: deps.secrets });
-  const agentFiles = createAgentFileService({ db: deps.db, secrets: deps.secrets, models, organizations, limits, groups, folders });
+  const agentFiles = createAgentFileService({ db: deps.db, secrets: deps.secrets, models, organizations, limits, groups, folders, mcpStdio: deps.mcpStdio });
   const simulatedAgents = createSimulatedAgentService({ db: deps.db, agents, messageHistory });
   const templates = createTemplateService({
     db: deps.db,

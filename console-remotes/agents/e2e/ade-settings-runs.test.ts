@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { ScriptedModelServer } from '@engram/testing';
@@ -245,6 +246,30 @@ describe('agent settings', () => {
     await poll(() => new URL(page.url()).pathname).toBe(projectPath);
     await poll(() => page.getByTestId('agent-row').count()).toBe(2);
     await expect(v1(`/agents/${twin.id}`)).rejects.toThrow(/404/);
+  });
+});
+
+describe('importing a file from Letta', () => {
+  /** A file of Letta's public gallery: its model is an Anthropic one this stack lacks, and two of its tools run only on Letta. */
+  const LOOP = fileURLToPath(new URL('../../../api/src/services/agent-files/fixtures/gallery/letta-ai__loop__loop.af', import.meta.url));
+
+  it('says what did not come over as the file had it before opening the agent', async () => {
+    ade.saveFailureScreenshot();
+    await page.goto(projectPath);
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Import agent file' }).click();
+    await (await chooser).setFiles(LOOP);
+    const dialog = page.getByRole('dialog', { name: 'Imported, with notes' });
+    const notes = dialog.getByTestId('import-warnings');
+    await poll(() => notes.isVisible(), 30_000).toBe(true);
+    const text = await notes.textContent();
+    expect(text).toContain("The file's model 'anthropic/claude-sonnet-4-5-20250929' is not available on this server");
+    expect(text).toContain("'web_search' is a letta_builtin tool this server does not provide");
+    await screenshotAt(1280, 'import-with-notes');
+    await dialog.getByRole('button', { name: 'Open the agent' }).click();
+    await poll(() => page.getByTestId('agent-name').textContent(), 30_000).toBe('Loop');
+    const importedId = page.url().split('/').pop()!.split('?')[0]!;
+    await v1(`/agents/${importedId}`, { method: 'DELETE' });
   });
 });
 

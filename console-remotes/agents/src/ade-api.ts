@@ -218,7 +218,12 @@ export type ImportAgentOptions = {
  * Creates the agents of an agent file in the project. Custom tools the organization already has by name keep
  * their definition (`override_existing_tools=false`), so importing never changes another agent's tools.
  */
-export async function importAgentFile(file: Blob, fileName: string, options: ImportAgentOptions): Promise<{ agent_ids: string[] }> {
+/** What an import did not bring over as the file had it (a model this server lacks, a tool it cannot run, a secret to give). */
+export type ImportWarning = { loc: Array<string | number>; msg: string; agent_id?: string };
+
+export type ImportedAgents = { agent_ids: string[]; warnings: ImportWarning[] };
+
+export async function importAgentFile(file: Blob, fileName: string, options: ImportAgentOptions): Promise<ImportedAgents> {
   const form = new FormData();
   form.append('file', file, fileName);
   form.append('override_existing_tools', 'false');
@@ -230,7 +235,7 @@ export async function importAgentFile(file: Blob, fileName: string, options: Imp
     credentials: 'same-origin',
   });
   if (!response.ok) throw await errorFromResponse(response);
-  return (await response.json()) as { agent_ids: string[] };
+  return (await response.json()) as ImportedAgents;
 }
 
 /** A new agent with the same configuration, memory, tools and history: the agent's file imported under a new name. */

@@ -25,11 +25,14 @@ export const AgentFileResponse = z
     ),
     blocks: z.array(FileEntry.extend({ label: z.string(), value: z.string() })),
     tools: z.array(FileEntry.extend({ name: z.string() })),
-    // Read on import; not written by this server's single-agent export (always empty).
+    // The agent's folders with their files' text, and the MCP servers of its tools (without credentials).
+    sources: z.array(FileEntry.extend({ name: z.string() })),
+    files: z.array(FileEntry.extend({ source_id: z.string(), file_name: z.string() })),
+    mcp_servers: z.array(FileEntry.extend({ server_name: z.string() })),
+    // Read on import; a single agent's export writes none (its group's other agents are not in it).
     groups: z.array(z.unknown()),
-    files: z.array(z.unknown()),
-    sources: z.array(z.unknown()),
-    mcp_servers: z.array(z.unknown()),
+    /** Engram's addition: the agent's identities, named by `identity_ids`; Letta's importer ignores it. */
+    identities: z.array(FileEntry.extend({ identifier_key: z.string(), name: z.string() })),
     metadata: Metadata,
     created_at: z.string().optional(),
   })

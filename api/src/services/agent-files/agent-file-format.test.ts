@@ -111,6 +111,34 @@ describe('parseAgentFile: what Letta wrote is read as Letta meant it', () => {
       },
     },
     {
+      what: 'an approval request and its answer, in order, with their tool calls and returns',
+      file: current({
+        messages: [
+          { id: 'message-0', role: 'user', content: 'delete the draft' },
+          { id: 'message-1', role: 'assistant', content: [], tool_calls: [{ id: 'call-9', type: 'function', function: { name: 'delete_draft', arguments: '{}' } }] },
+          {
+            id: 'message-2',
+            role: 'approval',
+            content: [],
+            approve: false,
+            approval_request_id: 'message-1',
+            denial_reason: 'Keep it',
+            approvals: [{ type: 'approval', tool_call_id: 'call-9', approve: false, reason: 'Keep it' }],
+          },
+          { id: 'message-3', role: 'tool', content: [], tool_call_id: 'call-9', tool_returns: [{ tool_call_id: 'call-9', status: 'error', func_response: 'denied' }] },
+        ],
+        in_context_message_ids: ['message-0', 'message-1', 'message-2', 'message-3'],
+      }),
+      expect: (file) => {
+        const [, request, answer, result] = file.agents[0]!.messages;
+        expect(file.agents[0]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'approval', 'tool']);
+        expect(request!.tool_calls).toEqual([{ id: 'call-9', type: 'function', function: { name: 'delete_draft', arguments: '{}' } }]);
+        expect(answer).toMatchObject({ approve: false, denial_reason: 'Keep it', approvals: [{ type: 'approval', tool_call_id: 'call-9', approve: false }] });
+        expect(result!.tool_returns).toEqual([{ tool_call_id: 'call-9', status: 'error', func_response: 'denied' }]);
+        expect(file.agents[0]!.in_context_message_indices).toEqual([0, 1, 2, 3]);
+      },
+    },
+    {
       what: "a legacy agent's identities, all its own",
       file: legacy({ identities: [{ identifier_key: 'user-1', name: 'Chad', identity_type: 'user', properties: null, created_at: '2025-04-01T03:47:27' }] }),
       expect: (file) => {

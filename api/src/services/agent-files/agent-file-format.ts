@@ -25,8 +25,11 @@ import { DEFAULT_RETURN_CHAR_LIMIT } from '../tools/return-char-limit.js';
  * - either one as a JSON string holding the document (an older exporter double-encoded it);
  * - null wherever a list, flag or map is absent; environment variables as an object or a list of entries;
  *   timestamps without a zone, read as UTC; `metadata_` for `metadata`.
- * Everything else is strict: a broken link, a bad tool rule or a value over its block's limit is a 422 that
- * names its path inside the file. Unknown fields are ignored, so a file from a newer server still imports.
+ * Where Letta's own files hold what Letta allowed and Engram would refuse, the import goes on with a warning
+ * instead (a block value over its limit raises the limit; a child rule without its children is left out;
+ * skills, which Engram lacks, are left out). Everything else is strict: a broken link, a bad tool rule or a
+ * malformed timestamp is a 422 that lists every problem with its path inside the file. Unknown fields are
+ * ignored, so a file from a newer server still imports.
  *
  * The compiled system message is derived from `system`, the blocks, tools and rules, so it is dropped on read
  * and rebuilt on import. Secrets never leave the server: export writes the variables' names with empty values.

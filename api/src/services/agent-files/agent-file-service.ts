@@ -8,6 +8,9 @@ import {
   IdentityAgent,
   McpServer,
   Message,
+  Source,
+  SourceAgent,
+  SourceFile,
   Tool,
   newMcpServerId,
   ensureBaseTools,
@@ -22,7 +25,7 @@ import {
 } from '@engram/db';
 import type { Knex } from 'knex';
 import { UniqueViolationError } from 'objection';
-import { MCP_TOOL_TYPE, mcpServerTag, mcpToolLink } from '@engram/integrations/mcp';
+import { MCP_TOOL_TYPE, mcpServerTag, mcpToolLink, type McpStdioPolicy } from '@engram/integrations/mcp';
 import { ENGRAM_VERSION } from '../../config.js';
 import { AppError, BadRequestError, ConflictError, NotFoundError, UnprocessableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
@@ -46,9 +49,11 @@ import {
   type GroupEntry,
   type ImportableAgent,
   type IdentityEntry,
+  type FileEntry,
   type ImportWarning,
   type McpServerEntry,
   type MessageEntry,
+  type SourceEntry,
   type ToolEntry,
 } from './agent-file-format.js';
 
@@ -86,6 +91,8 @@ export type AgentFileServiceDeps = {
   groups: Pick<GroupService, 'insertImported'>;
   /** A file's folders are created, and its files uploaded and ingested again, as through the folders API. */
   folders: Pick<FolderService, 'create' | 'upload'>;
+  /** Whether the organization may run stdio MCP servers: a file's stdio server is recreated only where it may. */
+  mcpStdio: Pick<McpStdioPolicy, 'refusalOf'>;
 };
 
 /** What an import created, and what it could not bring over as it was (each with its path in the file). */
@@ -112,10 +119,10 @@ export type ExportedAgentFile = {
   blocks: BlockEntry[];
   tools: ExportedTool[];
   groups: GroupEntry[];
-  files: unknown[];
-  sources: unknown[];
+  files: FileEntry[];
+  sources: SourceEntry[];
   mcp_servers: McpServerEntry[];
-  identities: IdentityEntry[];
+  identities: Array<IdentityEntry & { id: string }>;
   metadata: Record<string, unknown>;
   created_at: string;
 };
@@ -332,6 +339,11 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
       const existing = await McpServer.query(trx).forOrg(ctx.organizationId).findOne({ serverName: entry.server_name });
       if (existing) {
         byName.set(entry.server_name, existing);
+        continue;
+      }
+      const refusal = entry.server_type === 'stdio' ? deps.mcpStdio.refusalOf(ctx.organizationId) : null;
+      if (refusal) {
+        warnings.push({ loc: ['mcp_servers', index], msg: `MCP server '${entry.server_name}' was left out, its tools detached: ${refusal}` });
         continue;
       }
       const transport =
@@ -612,8 +624,17 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
   async function createFolders(ctx: RequestContext, file: AgentFile, agentIds: Map<string, string>, options: ImportOptions, warnings: ImportWarning[]): Promise<void> {
     if (file.sources.length === 0) return;
     const folderIds = new Map<string, string>();
+    const reused = new Set<string>();
     for (const [index, source] of file.sources.entries()) {
       const name = options.appendCopySuffix ? `${source.name}_copy` : source.name;
+      // A file exported here comes back to its own folder (a duplicate, a shared chat's copy), its files not uploaded twice.
+      const existing = await Source.query(db).forOrg(ctx.organizationId).findOne({ name });
+      if (existing) {
+        folderIds.set(source.id, existing.id);
+        reused.add(source.id);
+        warnings.push({ loc: ['sources', index], msg: `The organization already has a folder named '${name}'; the agents use it, and the file's copies of its files were not uploaded again` });
+        continue;
+      }
       const folder = await deps.folders.create(ctx, {
         name,
         description: source.description,
@@ -627,6 +648,7 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
       folderIds.set(source.id, folder.id);
     }
     for (const [index, entry] of file.files.entries()) {
+      if (reused.has(entry.source_id)) continue;
       if (entry.content === null) {
         warnings.push({ loc: ['files', index, 'content'], msg: `'${entry.file_name}' carries no content to ingest; it was left out` });
         continue;
@@ -662,6 +684,15 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
       const fileIds = new Map(history.map((message, index) => [message.id, fileId('message', index)]));
       const serverIds = [...new Set(tools.flatMap((tool) => (tool.toolType === MCP_TOOL_TYPE ? (mcpToolLink(tool.metadata)?.server_id ?? []) : [])))];
       const servers = serverIds.length === 0 ? [] : await McpServer.query(db).forOrg(ctx.organizationId).whereIn('id', serverIds).orderBy('serverName');
+      const folders = await Source.query(db)
+        .forOrg(ctx.organizationId)
+        .whereIn('id', SourceAgent.query(db).forOrg(ctx.organizationId).where({ agentId }).select('sourceId'))
+        .orderBy('name');
+      const folderFiles = await SourceFile.query(db)
+        .forOrg(ctx.organizationId)
+        .whereIn('sourceId', folders.map((folder) => folder.id))
+        .orderBy([{ column: 'createdAt' }, { column: 'id' }]);
+      const sourceIds = new Map(folders.map((folder, index) => [folder.id, `source-${index}`]));
       const identities = await Identity.query(db)
         .forOrg(ctx.organizationId)
         .whereIn('id', IdentityAgent.query(db).forOrg(ctx.organizationId).where({ agentId }).select('identityId'))
@@ -688,7 +719,7 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
             response_format: agent.responseFormat as ImportableAgent['response_format'],
             block_ids: blocks.map((_, index) => fileId('block', index)),
             tool_ids: tools.map((_, index) => fileId('tool', index)),
-            source_ids: [],
+            source_ids: folders.map((folder) => sourceIds.get(folder.id)!),
             identity_ids: identities.map((_, index) => `identity-${index}`),
             group_ids: [],
             messages: history.map(messageToFile),
@@ -699,8 +730,22 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
         blocks: blocks.map(blockToFile),
         tools: tools.map(toolToFile),
         groups: [],
-        files: [],
-        sources: [],
+        files: folderFiles.map((file, index) => ({
+          id: `file-${index}`,
+          source_id: sourceIds.get(file.sourceId)!,
+          file_name: file.fileName,
+          original_file_name: file.originalFileName,
+          file_type: file.fileType,
+          content: file.content,
+        })),
+        sources: folders.map((folder) => ({
+          id: sourceIds.get(folder.id)!,
+          name: folder.name,
+          description: folder.description,
+          instructions: folder.instructions,
+          metadata: folder.metadata,
+          embedding_config: folder.embeddingConfig as SourceEntry['embedding_config'],
+        })),
         mcp_servers: servers.map(mcpServerToFile),
         identities: identities.map((identity, index) => ({
           id: `identity-${index}`,
@@ -759,7 +804,10 @@ export function createAgentFileService(deps: AgentFileServiceDeps) {
         if (unset.length > 0) {
           warnings.push({ loc: ['agents', agent.index, 'tool_exec_environment_variables'], msg: `Give values for ${unset.map((variable) => variable.key).join(', ')} in the agent's tool variables`, agent_id: agentId });
         }
-        for (const msg of agent.warnings) warnings.push({ loc: ['agents', agent.index], msg, agent_id: agentId });
+        // A detached tool is reported once, at its path in the file; the agent's own notes list it too.
+        for (const msg of agent.warnings) {
+          if (!warnings.some((warning) => warning.msg === msg)) warnings.push({ loc: ['agents', agent.index], msg, agent_id: agentId });
+        }
       }
       await createFolders(ctx, file, agentIds, options, warnings);
       return { agentIds: planned.map((agent) => agentIds.get(agent.entry.id)!), warnings };

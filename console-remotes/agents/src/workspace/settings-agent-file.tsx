@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Button, ErrorNotice, Group, Modal, Stack, Text, TextInput, useNavigate, useProject, useV1, type Agent } from '@engram/console-kit';
 import { FileButton } from '@engram/console-kit/widgets';
 import { IconCopy, IconDownload, IconUpload } from '@tabler/icons-react';
-import { duplicateAgent, exportAgentFile, importAgentFile } from '../ade-api.js';
+import { duplicateAgent, exportAgentFile, importAgentFile, type ImportedAgents } from '../ade-api.js';
 import { agentKeys } from '../queries.js';
 
 /** Hands the browser a file to save, as a download link would. */
@@ -82,23 +82,49 @@ export function DuplicateAgentButton({ agent }: { agent: Agent }) {
 
 /**
  * Creates agents from an agent file (`.af`, as Engram and Letta export them) in the current project, then opens the
- * first. `agentPath` turns an agent id into the route of its workspace from where the button is.
+ * first. When part of the file did not come over as it was (a model this server lacks, a tool it cannot run, a
+ * secret or server credential to give), the notes are shown first. `agentPath` turns an agent id into the route of
+ * its workspace from where the button is.
  */
 export function ImportAgentFileButton({ agentPath, size = 'xs' }: { agentPath: (agentId: string) => string; size?: 'xs' | 'sm' }) {
   const project = useProject();
   const v1 = useV1();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
+  const [withNotes, setWithNotes] = useState<ImportedAgents | null>(null);
+  const open = (agentId: string | undefined) => {
+    if (agentId) void navigate(agentPath(agentId), { relative: 'path' });
+  };
   const imported = useMutation({
     mutationFn: (file: File) => importAgentFile(file, file.name, { projectId: project.id }),
-    onSuccess: async ({ agent_ids: agentIds }) => {
+    onSuccess: async (result) => {
       await queryClient.invalidateQueries({ queryKey: agentKeys.all(v1) });
-      const [first] = agentIds;
-      if (first) void navigate(agentPath(first), { relative: 'path' });
+      if (result.warnings.length > 0) setWithNotes(result);
+      else open(result.agent_ids[0]);
     },
   });
   return (
     <Stack gap={4}>
+      <Modal opened={withNotes !== null} onClose={() => setWithNotes(null)} title="Imported, with notes" centered size="lg">
+        <Stack>
+          <Text size="sm">
+            {withNotes?.agent_ids.length === 1 ? 'The agent was imported' : `${withNotes?.agent_ids.length ?? 0} agents were imported`}, but some of the file did not come over as it was:
+          </Text>
+          <Stack gap={6} component="ul" data-testid="import-warnings" style={{ margin: 0, paddingLeft: 20 }}>
+            {withNotes?.warnings.map((warning) => (
+              <Text key={`${warning.loc.join('.')}:${warning.msg}`} component="li" size="sm">
+                {warning.msg}
+              </Text>
+            ))}
+          </Stack>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setWithNotes(null)}>
+              Close
+            </Button>
+            <Button onClick={() => open(withNotes?.agent_ids[0])}>Open the agent</Button>
+          </Group>
+        </Stack>
+      </Modal>
       <FileButton onChange={(file) => file && imported.mutate(file)} accept=".af,.json,application/json">
         {(props) => (
           <Button {...props} size={size} variant="default" leftSection={<IconUpload size={14} />} loading={imported.isPending}>

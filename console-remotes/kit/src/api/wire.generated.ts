@@ -76,10 +76,29 @@ export type AgentFile = {
     name: string;
     [key: string]: unknown;
   }[];
+  sources: {
+    id: string;
+    name: string;
+    [key: string]: unknown;
+  }[];
+  files: {
+    id: string;
+    source_id: string;
+    file_name: string;
+    [key: string]: unknown;
+  }[];
+  mcp_servers: {
+    id: string;
+    server_name: string;
+    [key: string]: unknown;
+  }[];
   groups: unknown[];
-  files: unknown[];
-  sources: unknown[];
-  mcp_servers: unknown[];
+  identities: {
+    id: string;
+    identifier_key: string;
+    name: string;
+    [key: string]: unknown;
+  }[];
   metadata: Record<string, unknown>;
   created_at?: string;
   [key: string]: unknown;

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { toFile } from '@letta-ai/letta-client';
 import type Letta from '@letta-ai/letta-client';
 import { Agent, AgentBlock, Block, Identity, IdentityAgent, McpServer, Message, Tool, maskSecret } from '@engram/db';
-import type { ChatMessage } from '@engram/testing';
+import { until, type ChatMessage } from '@engram/testing';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
 import type { ExportedAgentFile as AgentFile } from '../../../services/agent-files/agent-file-service.js';
 
@@ -452,8 +452,9 @@ describe('other shapes of agent file', () => {
     expect(imported.warnings).toEqual([
       { loc: ['mcp_servers', 0], msg: expect.stringContaining("MCP server 'notion' was added without credentials") },
       { loc: ['tools', 1], msg: expect.stringContaining("'zap_run' is a tool of an MCP server the file does not carry") },
-      { loc: ['agents', 0], msg: expect.stringContaining("'zap_run'"), agent_id: agentId },
     ]);
+    // The agent keeps its own notes, where the console and API show them.
+    expect((await letta.agents.retrieve(agentId!)).metadata).toEqual({ import_warnings: [expect.stringContaining("'zap_run'")] });
 
     const exported = await exportWith(letta, agentId!);
     expect(exported.mcp_servers).toEqual([
@@ -494,6 +495,45 @@ describe('other shapes of agent file', () => {
     ]);
     const links = await IdentityAgent.query(stack.db).where({ identityId: identities[0]!.id });
     expect(links.map((link) => link.agentId).sort()).toEqual([first.agent_ids[0], second.agent_ids[0]].sort());
+  });
+
+  it("carries the agent's folders with their files' text, ingested again in the other organization; a duplicate reuses the folder", async () => {
+    const tenant = await stack.createTenant();
+    const source = clientFor(tenant.apiKey.key);
+    const agent = await source.agents.create({ model: 'openai/gpt-4o-mini', name: 'reader' });
+    const folder = await source.folders.create({ name: 'handbook' });
+    const uploaded = await source.folders.files.upload(folder.id, {
+      file: await toFile(Buffer.from('# Leave\nEmployees get 25 days of paid leave per year.'), 'leave.md', { type: 'text/markdown' }),
+    });
+    const processed = (letta: Letta, folderId: string, fileId: string) =>
+      until(
+        () => letta.folders.files.retrieve(fileId, { folder_id: folderId }),
+        (file) => file.processing_status === 'completed' || file.processing_status === 'error',
+        { what: `file ${fileId} processed` },
+      );
+    expect(await processed(source, folder.id, uploaded.id!)).toMatchObject({ processing_status: 'completed' });
+    await source.agents.folders.attach(folder.id, { agent_id: agent.id });
+
+    const exported = await exportWith(source, agent.id);
+    expect(exported.sources).toMatchObject([{ id: 'source-0', name: 'handbook' }]);
+    expect(exported.files).toMatchObject([{ id: 'file-0', source_id: 'source-0', original_file_name: 'leave.md', content: expect.stringContaining('25 days of paid leave') }]);
+    expect(exported.agents[0]!.source_ids).toEqual(['source-0']);
+
+    const target = await stack.createTenant();
+    const letta = clientFor(target.apiKey.key);
+    const [importedId] = (await importWith(letta, exported)).agent_ids;
+    const [attached] = (await call(target.apiKey.key, 'GET', `/agents/${importedId}/folders`)).body as Array<{ id: string; name: string }>;
+    expect(attached).toMatchObject({ name: 'handbook' });
+    const [file] = (await call(target.apiKey.key, 'GET', `/folders/${attached!.id}/files`)).body as Array<{ id: string; original_file_name: string }>;
+    expect(file).toMatchObject({ original_file_name: 'leave.md' });
+    expect(await processed(letta, attached!.id, file!.id)).toMatchObject({ processing_status: 'completed' });
+
+    // Back into the organization it came from: the agents share the folder, whose file is not uploaded twice.
+    const duplicate = (await importWith(source, exported, { append_copy_suffix: false })) as { agent_ids: string[]; warnings: Array<{ loc: unknown[]; msg: string }> };
+    expect(duplicate.warnings).toContainEqual({ loc: ['sources', 0], msg: expect.stringContaining("already has a folder named 'handbook'") });
+    const [reused] = (await call(tenant.apiKey.key, 'GET', `/agents/${duplicate.agent_ids[0]}/folders`)).body as Array<{ id: string }>;
+    expect(reused!.id).toBe(folder.id);
+    expect(((await call(tenant.apiKey.key, 'GET', `/folders/${folder.id}/files`)).body as unknown[]).length).toBe(1);
   });
 
   it('keeps a block shared by two agents of one file as one block', async () => {
