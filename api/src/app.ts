@@ -92,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       exposeDevelopmentOutbox,
       temporalUi,
       billing: { enforced: deps.config.billingMode === 'on', cardPayments: deps.config.payments !== null },
+      webSearch: { provider: deps.config.webSearch?.kind ?? null },
       pingIntervalMs: deps.config.streamPingIntervalMs,
       pollIntervalMs: deps.config.streamPollIntervalMs,
     }),

@@ -1,9 +1,11 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { ConfigError, firstIssueLine, parseTemporalConfig, withoutEmptyValues } from '@engram/temporal';
+import { ConfigError, firstIssueLine, parseTemporalConfig, withoutEmptyValues } from '@engram/temporal/client';
 import { parsePaymentsConfig, PaymentsConfigError, type PaymentsConfig } from '@engram/integrations/payments';
 import { NotifierConfigError, parseSmtpConfig, type SmtpConfig } from '@engram/integrations/notifications';
 import { EgressConfigError, parseEgressConfig, type EgressConfig } from '@engram/integrations/egress';
+import { parseWebSearchConfig, WebSearchConfigError, type WebSearchConfig } from '@engram/integrations/web';
+import { McpStdioConfigError, parseMcpStdioConfig, type McpStdioConfig } from '@engram/integrations/mcp';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -108,6 +110,16 @@ export type ApiConfig = {
    * may reach besides public addresses, for every organization or the first-start one only.
    */
   egress: EgressConfig;
+  /**
+   * ENGRAM_WEB_SEARCH_PROVIDER and EXA_API_KEY, TAVILY_API_KEY, BRAVE_SEARCH_API_KEY or SEARXNG_URL (with their
+   * *_BASE_URL): the search provider of the web_search tool; null when none is configured.
+   */
+  webSearch: WebSearchConfig;
+  /**
+   * ENGRAM_MCP_STDIO and ENGRAM_MCP_STDIO_READ_ONLY_PATHS: which organizations may run stdio MCP servers (commands
+   * started on this machine, in the bubblewrap sandbox), and what host directories those see besides the system's.
+   */
+  mcpStdio: McpStdioConfig;
   /** ENGRAM_ADMIN_EMAILS, lower-cased: accounts with these emails are platform admins (besides the first-start admin). */
   adminEmails: string[];
   /**
@@ -145,6 +157,8 @@ export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
     trustProxy: parsed.data.ENGRAM_TRUST_PROXY ?? false,
     payments: asConfigError(() => parsePaymentsConfig(env), PaymentsConfigError),
     egress: asConfigError(() => parseEgressConfig(env), EgressConfigError),
+    webSearch: asConfigError(() => parseWebSearchConfig(env), WebSearchConfigError),
+    mcpStdio: asConfigError(() => parseMcpStdioConfig(env), McpStdioConfigError),
   };
 }
 

@@ -151,9 +151,13 @@ export async function executeMemoryCommand(trx: Knex.Transaction, snapshot: Agen
     if (from === to) return error(`Error: old_path and new_path are the same (${MEMORY_ROOT}/${from}).`);
     const taken = await AgentBlock.query(trx).forOrg(organizationId).findOne({ agentId: snapshot.id, label: to });
     if (taken) return error(`Error: a memory block already exists at ${MEMORY_ROOT}/${to}. Delete it first or pick another path.`);
+    // A shared block has one label for every agent that has it: renaming it here would rename it under the others.
+    const sharers = await AgentBlock.query(trx).forOrg(organizationId).where({ blockId: block.id }).whereNot({ agentId: snapshot.id }).resultSize();
+    if (sharers > 0) {
+      return error(`Error: ${MEMORY_ROOT}/${from} is shared with ${sharers} other agent${sharers === 1 ? '' : 's'}, so it cannot be renamed. Create a new block and delete this one instead.`);
+    }
     await AgentBlock.query(trx).forOrg(organizationId).where({ agentId: snapshot.id, blockId: block.id }).patch({ label: to });
     await Block.query(trx).forOrg(organizationId).findById(block.id).patch({ label: to });
-    await recompileSharers(block.id);
     return changed(`Renamed ${MEMORY_ROOT}/${from} to ${MEMORY_ROOT}/${to}.`);
   }
 

@@ -15,7 +15,8 @@ import {
   createMessageBatchClient,
   createTemplateMigrationClient,
   createDatasetRunClient,
-} from '@engram/temporal';
+  createScheduledMessageClient,
+} from '@engram/temporal/client';
 import { createGroupService } from './groups/group-service.js';
 import { createGroupMessageService } from './groups/group-message-service.js';
 import { followGroupTurn, type FollowTurnOptions } from './groups/group-turn-reader.js';
@@ -23,7 +24,6 @@ import { createBatchService } from './batches/batch-service.js';
 import { createJobService } from './runs/job-service.js';
 import { createScheduleService } from './schedules/schedule-service.js';
 import { createChatCompletionService } from './chat-completions/chat-completion-service.js';
-import { createScheduledMessageClient } from '@engram/temporal';
 import { createMessageService } from './messages/message-service.js';
 import { createMessageHistoryService } from './messages/message-history-service.js';
 import { createConversationService } from './conversations/conversation-service.js';
@@ -40,7 +40,7 @@ import { createBlockService } from './blocks/block-service.js';
 import { createIdentityService } from './identities/identity-service.js';
 import { createAgentTagService } from './identities/agent-tag-service.js';
 import { createModelService } from './models/model-service.js';
-import { createMcpConnectionPool, type McpConnectionPool } from '@engram/integrations/mcp';
+import { createMcpConnectionPool, type McpConnectionPool, type McpStdioPolicy } from '@engram/integrations/mcp';
 import { createMcpServices } from './mcp/index.js';
 import { createArchivalServices } from './archival/index.js';
 import { createAgentFileService } from './agent-files/agent-file-service.js';
@@ -49,6 +49,7 @@ import { createToolGenerator } from './tools/tool-generator.js';
 import { createSandboxConfigService } from './sandbox/sandbox-config-service.js';
 import { createVenvManager } from '@engram/integrations/sandbox';
 import { defaultVenvRoot, createExecuteTool } from '@engram/integrations/tools';
+import type { WebSearchConfig } from '@engram/integrations/web';
 import { createProviderService } from './providers/provider-service.js';
 import type { BaseProvider } from './providers/types.js';
 import { createAgentToolRunService } from './agents/agent-tool-run-service.js';
@@ -79,6 +80,10 @@ export type ServiceDeps = {
    * given and when they are connected to. Built once at start from `ApiConfig.egress`.
    */
   egress: EgressPolicy;
+  /** The web_search tool's provider (`ApiConfig.webSearch`), for running an agent's tool through the API; none when absent. */
+  webSearch?: WebSearchConfig;
+  /** Which organizations may run stdio MCP servers and the sandbox they run in; built once at start from `ApiConfig.mcpStdio`. */
+  mcpStdio: McpStdioPolicy;
   notifications: NotificationHub;
   /** The process's MCP connections (tests pass one with short timeouts); one is made otherwise. */
   mcpConnections?: McpConnectionPool;
@@ -170,7 +175,7 @@ export function createServices(deps: ServiceDeps) {
   const identities = createIdentityService({ db: deps.db, secrets: deps.secrets, organizations });
   const agentTags = createAgentTagService({ db: deps.db });
   const mcpConnections = deps.mcpConnections ?? createMcpConnectionPool();
-  const mcp = createMcpServices({ db: deps.db, secrets: deps.secrets, agentTools, connections: mcpConnections, egress: deps.egress });
+  const mcp = createMcpServices({ db: deps.db, secrets: deps.secrets, agentTools, connections: mcpConnections, egress: deps.egress, stdio: deps.mcpStdio });
   const agentFiles = createAgentFileService({ db: deps.db, secrets: deps.secrets, models, organizations, limits });
   // One manager per process, so the tools and sandbox-config routes never build the same venv at once.
   const venvs = createVenvManager({ root: defaultVenvRoot() });
@@ -179,7 +184,7 @@ export function createServices(deps: ServiceDeps) {
   const sandboxConfigs = createSandboxConfigService({ db: deps.db, secrets: deps.secrets, venvs });
   const agentToolRuns = createAgentToolRunService({
     db: deps.db,
-    executeTool: createExecuteTool({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders, venvs, mcpConnections, egress: deps.egress }),
+    executeTool: createExecuteTool({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders, venvs, mcpConnections, egress: deps.egress, mcpStdio: deps.mcpStdio, webSearch: deps.webSearch ?? null }),
   });
   const fileIngestion = createFileIngestionClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const folders = createFolderService({ db: deps.db, models, fileIngestion, limits });

@@ -165,10 +165,12 @@ export function closeAllAgentFiles(agentId: string) {
   return v1Json<string[]>(agentPath(agentId, '/files/close-all'), { method: 'PATCH' });
 }
 
-/** `GET /api/console-settings`: where runs are inspected, and what the signed-in member may do. */
+/** `GET /api/console-settings`: where runs are inspected, what the signed-in member may do, and whether web search is set up. */
 export type ConsoleSettings = {
   temporalUi: { url: string; namespace: string } | null;
   member: { role: string; permissions: string[] };
+  /** The web_search tool's provider, or null when the server's operator configured none. */
+  webSearch: { provider: 'exa' | 'tavily' | 'brave' | 'searxng' | null };
 };
 
 export function getConsoleSettings() {

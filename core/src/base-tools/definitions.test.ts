@@ -76,6 +76,18 @@ describe('BASE_TOOLS', () => {
     expect(tool('semantic_search_files').jsonSchema.parameters.properties.limit).toMatchObject({ type: 'integer', default: 5 });
   });
 
+  it("declares Letta's built-in tools and its omni memory tools with Letta's names and arguments", () => {
+    expect(['web_search', 'fetch_webpage', 'run_code'].map((name) => tool(name).toolType)).toEqual(['letta_builtin', 'letta_builtin', 'letta_builtin']);
+    expect(tool('memory').toolType).toBe('letta_memory_core');
+    expect(tool('memory').jsonSchema.parameters.properties.command).toMatchObject({ enum: ['view', 'create', 'str_replace', 'insert', 'delete', 'rename'] });
+    expect(tool('memory_apply_patch').jsonSchema.parameters.required).toEqual(['label', 'patch']);
+    expect(tool('fetch_webpage').jsonSchema.parameters.required).toEqual(['url']);
+    expect(tool('run_code').jsonSchema.parameters.properties.language).toMatchObject({ enum: ['python', 'js', 'ts'] });
+    for (const agentType of ['letta_v1_agent', 'memgpt_v2_agent', 'memgpt_agent', 'react_agent', 'workflow_agent', 'sleeptime_agent'] as const) {
+      expect(defaultToolNamesFor(agentType).filter((name) => ['memory', 'memory_apply_patch', 'web_search', 'fetch_webpage', 'run_code'].includes(name))).toEqual([]);
+    }
+  });
+
   it('declares the documented arguments', () => {
     expect(tool('send_message').jsonSchema.parameters.required).toEqual(['message']);
     const search = tool('conversation_search').jsonSchema.parameters;

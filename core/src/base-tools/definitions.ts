@@ -396,8 +396,8 @@ export const BASE_TOOLS: ReadonlyArray<BaseTool> = [
   baseTool(
     'run_code',
     'letta_builtin',
-    'Run a short program in an isolated sandbox without network access and return what it printed (stdout and stderr) and ' +
-      'its exit status. Use it to compute, transform data or check an idea. Nothing persists between calls.',
+    'Run a short program in the isolated tool sandbox and return what it printed (stdout and stderr) and any error. ' +
+      'Use it to compute, transform data or check an idea. Each call starts afresh: nothing persists between calls.',
     {
       code: { type: 'string', description: 'The complete program to run. Print what you want to see.' },
       language: { type: 'string', enum: ['python', 'js', 'ts'], description: 'The program\'s language: python, js (JavaScript) or ts (TypeScript).' },

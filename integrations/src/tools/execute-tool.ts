@@ -1,3 +1,4 @@
+import { BUILTIN_TOOL_TYPE } from '@engram/core';
 import { Agent, Tool, type Database, type SecretBox } from '@engram/db';
 import { createArchivalTools, isArchivalTool } from '../archival/archival-tools.js';
 import { createEmbedder } from '../archival/embedder.js';
@@ -11,6 +12,9 @@ import { createMcpConnectionPool, type McpConnectionPool } from '../mcp/connecti
 import { createMcpToolExecutor } from '../mcp/execute-mcp-tool.js';
 import { MCP_TOOL_TYPE } from '../mcp/registered-tool.js';
 import type { EgressPolicy } from '../egress/index.js';
+import type { WebSearchConfig } from '../web/index.js';
+import { createBuiltinTools } from './builtin-tools.js';
+import type { McpStdioPolicy } from '../mcp/stdio-sandbox.js';
 
 export type ExecuteToolInput = {
   organizationId: string;
@@ -37,18 +41,23 @@ export type ExecuteToolDeps = {
   sandboxIsolation?: SandboxIsolation;
   /** The process's MCP connections; a pool of this executor's own unless the composition root shares one. */
   mcpConnections?: McpConnectionPool;
-  /** What MCP servers, organizations' embedding providers and networked sandboxes may reach. */
+  /** What MCP servers, organizations' embedding providers, networked sandboxes and fetch_webpage may reach. */
   egress: EgressPolicy;
+  /** The operator's search provider for web_search (parsed once at the process's start); none configured when absent. */
+  webSearch?: WebSearchConfig;
+  /** Which organizations may run stdio MCP servers (ENGRAM_MCP_STDIO), and the sandbox they run in. */
+  mcpStdio: McpStdioPolicy;
 };
 
 /**
- * Whether this activity runs the tool: custom (sandbox) and MCP tools, and the built-ins that call an
- * embedding provider. The other built-ins change memory or files inside the step's own transaction.
+ * Whether this activity runs the tool: custom (sandbox) and MCP tools, the built-ins that call an
+ * embedding provider, and the letta_builtin tools (the web, the sandbox), which must not hold the step's transaction open. The other built-ins change memory or files inside the step's own transaction.
  */
 export function runsInToolActivity(tool: { toolType: string; name: string }): boolean {
   return (
     tool.toolType === 'custom' ||
     tool.toolType === MCP_TOOL_TYPE ||
+    tool.toolType === BUILTIN_TOOL_TYPE ||
     (tool.toolType === 'letta_core' && isArchivalTool(tool.name)) ||
     (tool.toolType === 'letta_files_core' && tool.name === SEMANTIC_SEARCH_FILES)
   );
@@ -78,7 +87,8 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
   const passages = createPassageStore({ db, embedder });
   const archival = createArchivalTools({ db, passages });
   const semanticSearchFiles = createSemanticSearchFiles({ db, passages });
-  const executeMcpTool = createMcpToolExecutor({ db, secrets, connections: deps.mcpConnections ?? createMcpConnectionPool(), egress: deps.egress });
+  const executeBuiltinTool = createBuiltinTools({ webSearch: deps.webSearch ?? null, egress: deps.egress, runner });
+  const executeMcpTool = createMcpToolExecutor({ db, secrets, connections: deps.mcpConnections ?? createMcpConnectionPool(), egress: deps.egress, stdio: deps.mcpStdio });
 
   return async function executeTool(input: ExecuteToolInput): Promise<ExecuteToolResult> {
     const { organizationId, agentId, toolName } = input;
@@ -99,6 +109,10 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
     if (tool.toolType === 'letta_files_core' && tool.name === SEMANTIC_SEARCH_FILES) {
       const outcome = await semanticSearchFiles({ organizationId, agentId, arguments: input.arguments });
       return { ...outcome, stdout: [], stderr: [] };
+    }
+    if (tool.toolType === BUILTIN_TOOL_TYPE) {
+      const outcome = await executeBuiltinTool({ organizationId, toolName, arguments: input.arguments, returnCharLimit: tool.returnCharLimit });
+      return { ...outcome, funcResponse: truncateToolReturn(outcome.funcResponse, tool.returnCharLimit) };
     }
     const declaresHeartbeat = Object.hasOwn(tool.jsonSchema.parameters?.properties ?? {}, HEARTBEAT_ARGUMENT);
     const args = Object.fromEntries(Object.entries(input.arguments).filter(([name]) => declaresHeartbeat || name !== HEARTBEAT_ARGUMENT));

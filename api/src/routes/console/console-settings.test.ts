@@ -28,6 +28,14 @@ describe('TEMPORAL_UI_URL', () => {
   });
 });
 
+describe('the web_search provider', () => {
+  it('is none by default, the first configured one otherwise, and a bad one stops the start naming its variable', () => {
+    expect(parseApiConfig({}).webSearch).toBeNull();
+    expect(parseApiConfig({ BRAVE_SEARCH_API_KEY: 'b', SEARXNG_URL: 'http://searxng:8080' }).webSearch).toEqual({ kind: 'brave', baseUrl: 'https://api.search.brave.com', apiKey: 'b' });
+    expect(() => parseApiConfig({ ENGRAM_WEB_SEARCH_PROVIDER: 'tavily' })).toThrow(/^ENGRAM_WEB_SEARCH_PROVIDER is tavily, but TAVILY_API_KEY is not set$/);
+  });
+});
+
 describe('GET /api/console-settings', () => {
   it("answers the Temporal UI, the member's role with exactly the permissions it holds, and how the server bills", async () => {
     const admin = await signUp(stack, { name: 'Admin' });
@@ -40,6 +48,8 @@ describe('GET /api/console-settings', () => {
       member: { role: 'admin', permissions: [...ROLE_PERMISSIONS.admin].sort() },
       // The test stack runs with billing off and no Stripe key: nothing is enforced and no card can pay.
       billing: { enforced: false, cardPayments: false },
+      // Nor any search provider.
+      webSearch: { provider: null },
     });
 
     const forAnalyst = await analyst.client.get('/console-settings');

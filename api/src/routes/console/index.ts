@@ -69,7 +69,7 @@ export function consoleRoutes(services: AppServices, options: ConsoleSettingsOpt
     await app.register(oauthConsoleRoutes(services));
     await app.register(connectedAppRoutes(services));
     await app.register(adminRoutes(services));
-    await app.register(consoleSettingsRoutes({ temporalUi: options.temporalUi, billing: options.billing }));
+    await app.register(consoleSettingsRoutes({ temporalUi: options.temporalUi, billing: options.billing, webSearch: options.webSearch }));
     if (options.exposeDevelopmentOutbox) await app.register(developmentOutboxRoutes(services));
   };
 }

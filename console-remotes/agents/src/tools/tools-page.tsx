@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import {
+  Alert,
   Badge,
   Button,
   Card,
@@ -18,8 +19,9 @@ import {
   useNavigate,
   useV1,
 } from '@engram/console-kit';
-import { IconPlus, IconSearch, IconTool } from '@tabler/icons-react';
+import { IconPlus, IconSearch, IconTool, IconWorldSearch } from '@tabler/icons-react';
 import { usePermissions } from '../access/use-permissions.js';
+import { useConsoleSettings } from '../queries.js';
 import { CursorPager, useCursorPages } from '../workspace/cursor-pager.js';
 import { toolKeys } from './tool-keys.js';
 import { listTools, type ToolListFilter } from './tools-api.js';
@@ -127,6 +129,22 @@ function ToolTable({ filter, kind, searched }: { filter: ToolListFilter; kind: K
   );
 }
 
+const SEARCH_PROVIDER_NAMES = { exa: 'Exa', tavily: 'Tavily', brave: 'Brave Search', searxng: 'SearXNG' } as const;
+
+/** Whether the built-in web_search tool can search here: the operator configures its provider on the server. */
+function WebSearchStatus() {
+  const settings = useConsoleSettings();
+  if (!settings.data) return null;
+  const provider = settings.data.webSearch.provider;
+  return (
+    <Alert variant="light" color={provider ? 'teal' : 'gray'} icon={<IconWorldSearch size={18} />} mb="md" data-testid="web-search-status">
+      {provider
+        ? `web_search searches through ${SEARCH_PROVIDER_NAMES[provider]}. fetch_webpage reads public pages; run_code runs python, JavaScript and TypeScript in the tool sandbox.`
+        : 'web_search is off on this server: its operator enables it by setting EXA_API_KEY, TAVILY_API_KEY, BRAVE_SEARCH_API_KEY or SEARXNG_URL. Until then the tool answers the agent an error saying so.'}
+    </Alert>
+  );
+}
+
 /** The organization's tools by kind and name; custom tools open in the editor, the others show their schema. */
 export function ToolsPage() {
   const { can } = usePermissions();
@@ -169,6 +187,7 @@ export function ToolsPage() {
           aria-label="Search tools"
         />
       </Group>
+      {kind === 'built-in' ? <WebSearchStatus /> : null}
       <ToolTable key={JSON.stringify(filter)} filter={filter} kind={kind} searched={debounced !== ''} />
     </>
   );

@@ -27,6 +27,8 @@ export type ConsoleSettings = {
   member: { role: Role; permissions: Permission[] };
   /** Whether tier limits and credits refuse anything here (ENGRAM_BILLING), and whether cards can pay (Stripe configured). */
   billing: { enforced: boolean; cardPayments: boolean };
+  /** The web_search tool's provider, or null when the operator configured none. */
+  webSearch: { provider: 'exa' | 'tavily' | 'brave' | 'searxng' | null };
 };
 
 export type PublicUser = {

@@ -14,13 +14,13 @@ import {
   ModelSettingsSchema,
   ResponseFormatSchema,
   ToolRuleSchema,
-} from './schemas.js';
-import { pageQuery } from '../../shared/paging.js';
-import { queryBoolean, queryList } from '../../shared/query.js';
+} from '../../../contracts/v1/agent-config.js';
+import { pageQuery } from '../../../contracts/shared/paging.js';
+import { queryBoolean, queryList } from '../../../contracts/shared/query.js';
 import { CountResponse, ConfirmationResponse } from '../shared/common-responses.js';
 import { errorResponses } from '../shared/error-responses.js';
-import { AgentResponse } from './agent-schema.js';
-import { SentContentPart } from './message-schema.js';
+import { AgentResponse } from '../../../contracts/v1/agents.js';
+import { SentContentPart } from '../../../contracts/v1/messages.js';
 
 export const AgentParams = z.object({ agent_id: z.string() });
 
@@ -91,7 +91,12 @@ export const CreateAgentBody = z.strictObject({
   reasoning: z.boolean().nullish(),
   max_reasoning_tokens: z.number().int().nullish(),
   embedding_chunk_size: z.number().int().nullish(),
-  compaction_settings: z.looseObject({}).nullish(),
+  compaction_settings: z
+    .looseObject({})
+    .nullish()
+    .describe(
+      'Accepted for compatibility (Letta Code sends `{"model": "letta/auto"}`) and without effect: it is not stored, and does not change how this server compacts the agent\'s context.',
+    ),
   template_id: z.string().nullish(),
   base_template_id: z.string().nullish(),
   /** `name:version` of a template to build the agent from, its placeholders filled from `memory_variables`. */

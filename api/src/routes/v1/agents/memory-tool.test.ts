@@ -118,6 +118,12 @@ describe("Letta's memory tool", () => {
     await Promise.all(turns);
     const value = (await client.blocks.retrieve(shared.id)).value;
     expect(value.split('\n').sort()).toEqual(['Demo on Monday.', 'Release on Friday.', 'Team notes.']);
+
+    // One label for every agent that shares the block: neither may rename it under the other.
+    const [renamed] = await callTools(first.id, [memory({ command: 'rename', old_path: '/memories/team', new_path: '/memories/mine' })]);
+    expect(renamed).toMatchObject({ status: 'error' });
+    expect(renamed!.tool_return).toContain('/memories/team is shared with 1 other agent, so it cannot be renamed');
+    expect(await labelsOf(second.id)).toEqual(['human', 'persona', 'team']);
   });
 });
 
