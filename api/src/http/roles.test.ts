@@ -158,6 +158,10 @@ describe('custom role', () => {
       'GET /api/organizations/self/quotas/full',
       'GET /api/user/self/connected-apps',
       'GET /api/user/self/connected-apps/:clientId/connections',
+      // What Letta's clients read of the caller and the plan (Letta Code's `letta usage`), as the console's quotas above.
+      'GET /v1/metadata/balance',
+      'GET /v1/metadata/user',
+      'GET /v1/organizations/self/quotas',
       // Anyone may leave (the last admin is refused by the service).
       'POST /api/organizations/self/leave',
     ]);

@@ -214,6 +214,35 @@ describe('conversations through the client', () => {
     expect(JSON.stringify(promptOf('in the fork')?.messages[0])).toContain('The human is called Grace.');
   });
 
+  it("lets Letta's memory tool edit and view a conversation's own copy of an isolated block", { timeout: 90_000 }, async () => {
+    const agent = await client.agents.create({
+      model: 'openai/gpt-4o-mini',
+      memory_blocks: [{ label: 'human', value: 'The human is called Ada.' }],
+      tools: ['memory'],
+      include_base_tools: false,
+    } as Parameters<typeof client.agents.create>[0]);
+    const isolated = await api(`/conversations/?agent_id=${agent.id}`, { method: 'POST', body: JSON.stringify({ isolated_block_labels: ['human'] }) });
+    const a = (await isolated.json()) as { id: string };
+    const b = await client.conversations.create({ agent_id: agent.id });
+    const toolResult = (said: string) => (request: ChatRequest) => lastUserText(request) === said && request.messages.at(-1)?.role === 'tool';
+    model.enqueue(
+      { type: 'tool_calls', calls: [{ name: 'memory', arguments: { command: 'str_replace', path: '/memories/human', old_string: 'Ada', new_string: 'Grace' } }], match: saidLast('rename me') },
+      { type: 'text', text: 'Renamed.', match: toolResult('rename me') },
+    );
+    await send(a.id, 'rename me');
+    for (const [conversation, said] of [[a.id, 'view in A'], [b.id, 'view in B']] as const) {
+      model.enqueue(
+        { type: 'tool_calls', calls: [{ name: 'memory', arguments: { command: 'view', path: '/memories/human' } }], match: saidLast(said) },
+        { type: 'text', text: 'Seen.', match: toolResult(said) },
+      );
+      await send(conversation, said);
+    }
+    const viewed = (said: string) => textOf(model.requests.find(toolResult(said))?.messages.at(-1)?.content);
+    expect(viewed('view in A')).toContain('The human is called Grace.');
+    expect(viewed('view in B')).toContain('The human is called Ada.');
+    expect((await client.agents.blocks.retrieve('human', { agent_id: agent.id })).value).toBe('The human is called Ada.');
+  });
+
   it('keeps both of two concurrent edits of one block', { timeout: 60_000 }, async () => {
     const agent = await createAgent();
     const [a, b] = [await client.conversations.create({ agent_id: agent.id }), await client.conversations.create({ agent_id: agent.id })];
