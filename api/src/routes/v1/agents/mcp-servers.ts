@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requireContext } from '../../../http/auth.js';
 import type { AppServices } from '../../../services/index.js';
 import { mcpServerToWire } from '../../../services/mcp/mcp-wire.js';
-import { McpServerResponse } from '../mcp-servers-schema.js';
+import { McpServerResponse } from '../../../contracts/v1/mcp-servers.js';
 import { errorResponses } from '../shared/error-responses.js';
 import { AgentParams } from './agents.js';
 
