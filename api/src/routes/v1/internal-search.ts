@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-
-const CacheWarmResponse = z.object({ warmed: z.literal(false).describe('Nothing is cached: searches read the database directly') });
+import { CacheWarmResponse } from '../../contracts/v1/internal-search.js';
 
 /** `/v1/_internal_search`: what Letta Code calls before searching messages. */
 export function internalSearchRoutes(): FastifyPluginAsyncZod {

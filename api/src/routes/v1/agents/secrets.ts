@@ -2,18 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireContext } from '../../../http/auth.js';
 import type { AppServices } from '../../../services/index.js';
+import { AgentSecretNameResponse } from '../../../contracts/v1/agent-secrets.js';
 import { errorResponses } from '../shared/error-responses.js';
 import { AgentParams } from './agents.js';
-
-/** One of the agent's secrets, by name: its value is never sent (Letta Code then keeps no copy of it). */
-export const AgentSecretNameResponse = z
-  .object({
-    agent_id: z.string(),
-    key: z.string(),
-    value: z.null().describe('Always null: secret values stay on the server, where the agent\'s tools run with them'),
-    description: z.string().nullable(),
-  })
-  .meta({ id: 'AgentSecretName' });
 
 /** `GET /v1/agents/{id}/secrets`: the names of the secrets the agent's tools run with. */
 export function agentSecretRoutes(services: AppServices): FastifyPluginAsyncZod {
