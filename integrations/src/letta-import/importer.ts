@@ -4,6 +4,7 @@ import {
   AgentBlock,
   AgentTool,
   Block,
+  Conversation,
   Group,
   GroupAgent,
   GroupBlock,
@@ -12,6 +13,7 @@ import {
   IdentityBlock,
   LettaImport,
   LettaImportAgent,
+  McpServer,
   Message,
   Passage,
   Tool,
@@ -19,6 +21,7 @@ import {
   derivedUuid,
   ensureBaseTools,
   newId,
+  newMcpServerId,
   recompileSystemMessage,
   type ContentPart,
   type Database,
@@ -29,6 +32,7 @@ import {
   type LettaImportPlan,
   type LettaImportProblem,
   type LlmConfig,
+  type McpServerType,
   type SecretBox,
   type ToolJsonSchema,
 } from '@engram/db';
@@ -40,7 +44,7 @@ import type { EgressPolicy } from '../egress/index.js';
 import { createMapping, type Mapping } from './mapping.js';
 import { rebuildMessages } from './messages.js';
 import { createLettaSource, type LettaSource } from './source.js';
-import type { SourceAgent, SourceBlock, SourceIdentity, SourceTool } from './source-types.js';
+import type { SourceAgent, SourceBlock, SourceIdentity, SourceMcpServer, SourceTool } from './source-types.js';
 
 export type LettaImporterDeps = {
   db: Database;
@@ -422,6 +426,136 @@ export function createLettaImporter(deps: LettaImporterDeps) {
     }
   }
 
+  const MCP_TYPES = new Set<McpServerType>(['stdio', 'sse', 'streamable_http']);
+
+  /**
+   * An MCP server by the same name and address, without any credentials: the source never gives tokens, headers or
+   * environment values out, so the report asks for them. A server already here by that name is used as it is.
+   */
+  async function ensureMcpServer(ctx: Context, server: SourceMcpServer): Promise<void> {
+    const type = (server.mcp_server_type ?? server.type ?? (server.command ? 'stdio' : 'streamable_http')) as McpServerType;
+    if (!MCP_TYPES.has(type)) {
+      await recordProblems(db, ctx.ref, [{ kind: 'mcp_server', sourceId: server.id, name: server.server_name, reason: `MCP server type '${type}' is not supported here` }]);
+      return;
+    }
+    const sameName = await McpServer.query(db).forOrg(ctx.ref.organizationId).findOne({ serverName: server.server_name });
+    const { created } = await ctx.mapping.ensure('mcp_server', server.id, async (trx) => {
+      if (sameName) return sameName.id;
+      const inserted = await McpServer.query(trx).insert({
+        id: newMcpServerId(),
+        organizationId: ctx.ref.organizationId,
+        serverName: server.server_name,
+        serverType: type,
+        serverUrl: type === 'stdio' ? null : (server.server_url ?? null),
+        command: type === 'stdio' ? (server.command ?? null) : null,
+        args: type === 'stdio' ? (server.args ?? []) : [],
+        envEnc: null,
+        authHeader: null,
+        authTokenEnc: null,
+        customHeadersEnc: null,
+        oauthTokensEnc: null,
+        oauthClientInformationEnc: null,
+        lastCheckedAt: null,
+        lastCheckError: null,
+        createdById: ctx.run.createdById,
+        lastUpdatedById: ctx.run.createdById,
+      });
+      return inserted.id;
+    });
+    if (created && !sameName) {
+      await recordProblems(db, ctx.ref, [
+        { kind: 'mcp_server', sourceId: server.id, name: server.server_name, reason: 'Recreated without credentials (the source never gives them out): add its token, headers or environment again' },
+      ]);
+    }
+  }
+
+  /**
+   * The agent's other conversations, each with its own messages (those it inherited from the agent's history are
+   * the agent's rows, as on the source) and its context window; written again after a crash, they land on the same
+   * rows (derived ids), so a conversation needs no cursor of its own.
+   */
+  async function copyConversations(ctx: Context, agent: SourceAgent, targetId: string, row: LettaImportAgent): Promise<void> {
+    const textIsAssistant = (agent.agent_type ?? 'letta_v1_agent') === 'letta_v1_agent';
+    for (const conversation of await ctx.source.conversations(agent.id)) {
+      const systemMessageId = derivedId('message', ctx.ref.organizationId, ctx.run.sourceUrl, 'system', conversation.id);
+      const { targetId: conversationId } = await ctx.mapping.ensure('conversation', conversation.id, async (trx) => {
+        const id = newId('conversation');
+        await Conversation.query(trx).insert({
+          id,
+          organizationId: ctx.ref.organizationId,
+          agentId: targetId,
+          messageIds: [systemMessageId],
+          inheritedMessageIds: [],
+          summary: conversation.summary ?? null,
+          description: conversation.description ?? null,
+          archived: conversation.archived ?? false,
+          archivedAt: conversation.archived ? new Date() : null,
+          hidden: conversation.hidden ?? false,
+          model: conversation.model ?? null,
+          modelSettings: conversation.model_settings ?? null,
+          contextWindowLimit: conversation.context_window_limit ?? null,
+          createdById: ctx.run.createdById,
+          lastUpdatedById: ctx.run.createdById,
+        } as Partial<Conversation>);
+        await Message.query(trx).insert({ id: systemMessageId, organizationId: ctx.ref.organizationId, agentId: targetId, conversationId: id, role: 'system', content: [] } as Partial<Message>);
+        return id;
+      });
+      const inherited: string[] = [];
+      for (let after: string | null = null; ; ) {
+        const parts = await ctx.source.conversationMessages(conversation.id, after, MESSAGE_PAGE);
+        if (parts.length === 0) break;
+        after = parts[parts.length - 1]!.id;
+        const rebuilt = rebuildMessages(parts, { textIsAssistant });
+        const ids = rebuilt.map((message) => messageIdOf(ctx, message.sourceId));
+        const agentOwn = new Set(
+          (await Message.query(db).forOrg(ctx.ref.organizationId).whereIn('id', ids).whereNull('conversationId').select('id')).map((message) => message.id),
+        );
+        inherited.push(...ids.filter((id) => agentOwn.has(id)));
+        const own = rebuilt.flatMap((message, index) => (agentOwn.has(ids[index]!) ? [] : [{ message, id: ids[index]! }]));
+        if (own.length === 0) continue;
+        const existing = await Message.query(db).forOrg(ctx.ref.organizationId).whereIn('id', own.map((item) => item.id)).resultSize();
+        await Message.query(db)
+          .insert(
+            own.map(({ message, id }) => ({
+              id,
+              organizationId: ctx.ref.organizationId,
+              agentId: targetId,
+              conversationId,
+              role: message.role,
+              content: message.content as ContentPart[],
+              name: message.name,
+              otid: message.otid,
+              senderId: message.senderId,
+              toolCalls: message.toolCalls,
+              toolCallId: message.toolCallId,
+              toolReturns: message.toolReturns,
+              approvals: message.approvals,
+              approve: message.approve,
+              approvalRequestId: message.approvalRequestId,
+              denialReason: message.denialReason,
+              isErr: message.isErr,
+              createdAt: message.createdAt,
+            })),
+          )
+          .onConflict('id')
+          .ignore();
+        const inserted = own.length - existing;
+        if (inserted > 0) {
+          row.messagesDone += inserted;
+          await LettaImportAgent.query(db).forOrg(ctx.ref.organizationId).findById([ctx.ref.importId, agent.id]).patch({ messagesDone: row.messagesDone });
+        }
+      }
+      const window = (conversation.in_context_message_ids ?? []).slice(1).map((id) => messageIdOf(ctx, id));
+      const present = new Set(
+        window.length > 0 ? (await Message.query(db).forOrg(ctx.ref.organizationId).whereIn('id', window).select('id')).map((message) => message.id) : [],
+      );
+      await Conversation.query(db)
+        .forOrg(ctx.ref.organizationId)
+        .findById(conversationId)
+        .patch({ messageIds: [systemMessageId, ...window.filter((id) => present.has(id))], inheritedMessageIds: inherited } as Partial<Conversation>);
+    }
+  }
+
   /** The context window as the source had it (the ids that came over), then the system prompt compiled here. */
   async function finishAgent(ctx: Context, agent: SourceAgent, targetId: string): Promise<void> {
     const sourceIds = (agent.message_ids ?? []).slice(1);
@@ -490,17 +624,7 @@ export function createLettaImporter(deps: LettaImporterDeps) {
       const ctx = await open(ref);
       for (const tool of await ctx.source.tools()) await ensureTool(ctx, tool);
       for (const identity of await ctx.source.identities()) await ensureIdentity(ctx, identity);
-      const mcpServers = await ctx.source.mcpServers();
-      await recordProblems(
-        db,
-        ref,
-        mcpServers.map((server) => ({
-          kind: 'mcp_server',
-          sourceId: server.id,
-          name: server.server_name,
-          reason: 'MCP servers are not copied yet: add it again here, with its credentials (the source never gives them out)',
-        })),
-      );
+      for (const server of await ctx.source.mcpServers()) await ensureMcpServer(ctx, server);
       await LettaImport.query(db).forOrg(ref.organizationId).findById(ref.importId).patch({ phase: 'agents' });
     },
 
@@ -515,6 +639,7 @@ export function createLettaImporter(deps: LettaImporterDeps) {
           heartbeat();
           await copyMessages(ctx, agent, targetId, row, heartbeat);
           await copyPassages(ctx, agent, targetId, row, heartbeat);
+          await copyConversations(ctx, agent, targetId, row);
           await finishAgent(ctx, agent, targetId);
         } catch (error) {
           const status = (error as { status?: number | null }).status;

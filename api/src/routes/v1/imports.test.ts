@@ -182,6 +182,9 @@ async function fillSource(): Promise<SourceIds> {
     await sourceClient.archives.passages.createMany(archive.id, { passages: batch });
   }
 
+  await sourceClient.conversations.create({ agent_id: scout.id, summary: 'trip planning', description: 'where to go next' });
+  // An MCP server with a token, which must not come over; nothing listens there, so it is merely unreachable.
+  await sourceClient.mcpServers.create({ server_name: 'search', config: { mcp_server_type: 'streamable_http', server_url: 'http://127.0.0.1:9/mcp', auth_header: 'Authorization', auth_token: 'Bearer mcp-secret' } as never });
   const group = await call(source, source.apiKey, 'POST', '/groups/', { agent_ids: [scout.id, scribe.id], description: 'field team', manager_config: { manager_type: 'round_robin', max_turns: 3 } });
   return { archivist: archivistId!, scout: scout.id, scribe: scribe.id, shared: shared.id, identity: identity.id, group: group.id };
 }
@@ -263,6 +266,12 @@ describe('migrating an organization from a Letta-API server', () => {
     const [group] = await call(target, target.apiKey, 'GET', '/groups/');
     expect(group).toMatchObject({ description: 'field team', manager_type: 'round_robin', max_turns: 3 });
     expect([...(group!.agent_ids ?? [])].sort()).toEqual([mapped.get('scout'), mapped.get('scribe')].sort());
+    const conversations = (await targetClient.conversations.list({ agent_id: mapped.get('scout')! })) as unknown as Array<{ summary: string | null; description: string | null }>;
+    expect(conversations.map(({ summary, description }) => ({ summary, description }))).toEqual([{ summary: 'trip planning', description: 'where to go next' }]);
+    const [server] = await call(target, target.apiKey, 'GET', '/mcp-servers/');
+    expect(server).toMatchObject({ server_name: 'search', mcp_server_type: 'streamable_http', server_url: 'http://127.0.0.1:9/mcp' });
+    expect(JSON.stringify(server)).not.toContain('mcp-secret');
+    expect(run.problems).toContainEqual(expect.objectContaining({ kind: 'mcp_server', name: 'search', reason: expect.stringContaining('without credentials') }));
   }, 300_000);
 
   it('adds nothing when run again over the same source', async () => {
@@ -281,7 +290,7 @@ describe('migrating an organization from a Letta-API server', () => {
     expect(run).toMatchObject({ status: 'completed', dryRun: true, progress: { agentsTotal: 0, messages: 0, passages: 0, created: {} } });
     const planned = new Map(run.plan.agents.map((agent: { name: string; messages: number; passages: number }) => [agent.name, agent]));
     expect(planned.get('archivist')).toMatchObject({ messages: BIG_HISTORY, passages: PASSAGES });
-    expect(run.plan).toMatchObject({ blocks: expect.any(Number), tools: 1, identities: 1, groups: 1 });
+    expect(run.plan).toMatchObject({ blocks: expect.any(Number), tools: 1, identities: 1, groups: 1, mcpServers: 1, conversations: 1 });
     expect(await rowCounts(fresh.organizationId)).toEqual(before);
   }, 200_000);
 
