@@ -16,6 +16,11 @@ import {
   McpServer,
   Message,
   Passage,
+  Source,
+  // A folder's link to an agent; `SourceAgent` here is the source server's agent.
+  SourceAgent as FolderAgent,
+  SourceFile,
+  FileUpload,
   Tool,
   derivedId,
   derivedUuid,
@@ -40,6 +45,8 @@ import type { Knex } from 'knex';
 import { archiveForInsert } from '../archival/agent-archives.js';
 import type { NewPassage, PassageStore } from '../archival/passage-store.js';
 import { unitVector } from '../archival/vectors.js';
+import { LOCAL_EMBEDDING_CONFIG } from '../archival/local-embedder.js';
+import { fileTypeFor } from '../files/file-types.js';
 import type { EgressPolicy } from '../egress/index.js';
 import { createMapping, type Mapping } from './mapping.js';
 import { rebuildMessages } from './messages.js';
@@ -587,6 +594,9 @@ export function createLettaImporter(deps: LettaImporterDeps) {
       const identities = await ctx.source.identities();
       const groups = await ctx.source.groups();
       const mcpServers = await ctx.source.mcpServers();
+      const folders = await ctx.source.folders();
+      let files = 0;
+      if (ctx.run.dryRun) for (const folder of folders) files += (await ctx.source.folderFiles(folder.id)).length;
       const blocks = new Set(agents.flatMap((agent) => blocksOf(agent).map((block) => block.id)));
       const planned: LettaImportPlan['agents'] = [];
       let conversations = 0;
@@ -602,8 +612,8 @@ export function createLettaImporter(deps: LettaImporterDeps) {
         tools: tools.filter((tool) => (tool.tool_type ?? 'custom') === 'custom').length,
         identities: identities.length,
         groups: groups.length,
-        folders: 0,
-        files: 0,
+        folders: folders.length,
+        files,
         mcpServers: mcpServers.length,
         conversations,
       };
@@ -657,7 +667,75 @@ export function createLettaImporter(deps: LettaImporterDeps) {
       return { pending };
     },
 
-    /** What links agents once they all exist: groups with their shared blocks, identities' blocks. */
+    /**
+     * Folders with their files. A file comes over as the text the source extracted from it (a PDF as plain text),
+     * stored as an upload here; answers the files whose ingestion (chunking and embedding under the folder's
+     * embedding here) is still to run, which the workflow starts.
+     */
+    async importFolders(ref: ImportRef): Promise<{ fileIds: string[] }> {
+      const ctx = await open(ref);
+      const toIngest: string[] = [];
+      for (const folder of await ctx.source.folders()) {
+        const sameName = await Source.query(db).forOrg(ref.organizationId).findOne({ name: folder.name });
+        const { targetId: folderId, created } = await ctx.mapping.ensure('folder', folder.id, async (trx) => {
+          if (sameName) return sameName.id;
+          const inserted = await Source.query(trx).insert({
+            id: newId('source'),
+            organizationId: ref.organizationId,
+            name: folder.name,
+            description: folder.description ?? null,
+            instructions: folder.instructions ?? null,
+            metadata: folder.metadata ?? {},
+            embeddingConfig: (folder.embedding_config ?? LOCAL_EMBEDDING_CONFIG) as EmbeddingConfig,
+            vectorDbProvider: 'native',
+            createdById: ctx.run.createdById,
+            lastUpdatedById: ctx.run.createdById,
+          });
+          return inserted.id;
+        });
+        if (created && sameName) {
+          await recordProblems(db, ref, [{ kind: 'folder', sourceId: folder.id, name: folder.name, reason: `A folder named '${folder.name}' already existed here; its files go into it` }]);
+        }
+        for (const file of await ctx.source.folderFiles(folder.id)) {
+          const name = (file.original_file_name ?? file.file_name ?? file.id).split('/').pop()!;
+          if (file.content === null || file.content === undefined) {
+            await recordProblems(db, ref, [{ kind: 'file', sourceId: file.id, name, reason: 'The source gave no content for this file (not processed there?)' }]);
+            continue;
+          }
+          const declared = fileTypeFor(name, file.file_type);
+          // What the source gives is the text it extracted: a binary format's text is stored as plain text.
+          const mime = declared && declared.kind !== 'pdf' ? declared.mime : 'text/plain';
+          const data = Buffer.from(file.content, 'utf8');
+          const { targetId: fileId } = await ctx.mapping.ensure('file', file.id, async (trx) => {
+            const taken = await SourceFile.query(trx).forOrg(ref.organizationId).findOne({ sourceId: folderId, fileName: name });
+            const inserted = await SourceFile.query(trx).insert({
+              id: newId('file'),
+              organizationId: ref.organizationId,
+              sourceId: folderId,
+              fileName: taken ? `${name} (imported ${file.id.slice(-6)})` : name,
+              originalFileName: name,
+              filePath: null,
+              fileType: mime,
+              fileSize: data.length,
+              fileCreationDate: null,
+              fileLastModifiedDate: null,
+              processingStatus: 'parsing',
+              errorMessage: null,
+              totalChunks: null,
+              chunksEmbedded: null,
+              content: null,
+            });
+            await FileUpload.query(trx).insert({ fileId: inserted.id, organizationId: ref.organizationId, data });
+            return inserted.id;
+          });
+          const stored = await SourceFile.query(db).forOrg(ref.organizationId).findById(fileId).select('processingStatus');
+          if (stored && stored.processingStatus !== 'completed') toIngest.push(fileId);
+        }
+      }
+      return { fileIds: toIngest };
+    },
+
+    /** What links agents once they all exist: groups with their shared blocks, folders attached, identities' blocks. */
     async importLinks(ref: ImportRef): Promise<void> {
       const ctx = await open(ref);
       const agents = await ctx.mapping.all('agent');
@@ -700,6 +778,16 @@ export function createLettaImporter(deps: LettaImporterDeps) {
           if (shared.length > 0) await GroupBlock.query(trx).insert(shared.map((blockId) => ({ groupId, blockId, organizationId: ref.organizationId })));
           return groupId;
         });
+      }
+      const folders = await ctx.mapping.all('folder');
+      for (const [sourceAgentId, agentId] of agents) {
+        const agent = await ctx.source.agent(sourceAgentId).catch(() => null);
+        const sourceIds = (agent?.sources ?? []).flatMap((folder) => folders.get(folder.id) ?? []);
+        if (sourceIds.length === 0) continue;
+        await FolderAgent.query(db)
+          .insert(sourceIds.map((sourceId) => ({ sourceId, agentId, organizationId: ref.organizationId })))
+          .onConflict(['source_id', 'agent_id'])
+          .ignore();
       }
       for (const identity of await ctx.source.identities()) {
         const identityId = await ctx.mapping.find('identity', identity.id);
