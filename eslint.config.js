@@ -49,6 +49,11 @@ const forbidPackages = (packages, message) => ({
   patterns: [{ group: packages.map((name) => `${name}/*`), message }],
 });
 
+const apiBoundary = forbidPackages(
+  ['@engram/activities', '@engram/workflows', '@engram/temporal/worker', '@engram/temporal/bundle', '@engram/temporal/dev-server', '@temporalio/worker', '@temporalio/activity'],
+  'The API imports @engram/integrations and @engram/temporal/client, never the worker side.',
+);
+
 const workflowBoundary = forbidPackages(forbiddenInWorkflows, 'Workflow code must stay deterministic: do I/O in an activity.');
 
 /** The console's browser code: the shell, the kit and each remote. Their tests run in Node and may reach the server. */
@@ -154,9 +159,23 @@ export default tseslint.config(
     // @engram/activities is the worker's entry points, registered by temporal/ alone.
     files: ['api/**/*.ts'],
     rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', apiBoundary],
+    },
+  },
+  {
+    // Contracts (request, response and error schemas) and services sit below the routes, which compose them.
+    files: ['api/src/services/**/*.ts', 'api/src/contracts/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        forbidPackages(['@engram/activities', '@engram/workflows', '@temporalio/worker', '@temporalio/activity'], 'The API imports @engram/integrations and @engram/temporal (client side), never the worker side.'),
+        {
+          ...apiBoundary,
+          patterns: [
+            ...apiBoundary.patterns,
+            { regex: '^(\\.{1,2}/)+(.*/)?routes(/|$)', message: 'Services and contracts never import routes: a schema both use belongs in api/src/contracts.' },
+          ],
+        },
       ],
     },
   },

@@ -17,10 +17,12 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import { insertFolder, insertUploadedFile, waitForFileStatus } from '@engram/testing/fixtures/uploaded-file';
 import { createDatabase, createSecretBox, newId, Organization, SourceFile, type Database } from '@engram/db';
-import { createFileIngestionClient, createTemporalClient, createWorker } from '@engram/temporal';
+import { createFileIngestionClient, createTemporalClient } from '@engram/temporal/client';
+import { createWorker } from '@engram/temporal/worker';
 import { fileIngestionWorkflowId } from '@engram/workflows/file-ingestion/ids';
 import { startBenchInfrastructure } from './infra.js';
 import { loopbackEgress } from '@engram/testing/egress';
+import { sandboxedStdio } from '@engram/testing/mcp-stdio';
 
 export type FileIngestionBenchResult = {
   bytes: number;
@@ -124,7 +126,7 @@ async function main(): Promise<void> {
     namespace: 'default',
     taskQueue,
     workflowBundlePath: infrastructure.workflowBundlePath,
-    activityDeps: { db: workerDb, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')), egress: loopbackEgress() },
+    activityDeps: { db: workerDb, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')), egress: loopbackEgress(), mcpStdio: sandboxedStdio(loopbackEgress()) },
   });
   const running = worker.run();
   try {

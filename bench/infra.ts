@@ -10,7 +10,8 @@ import {
   migrateToLatest,
   resolvePostgresServer,
 } from '@engram/db';
-import { buildWorkflowBundle, ensureTemporalCli, startDevServer } from '@engram/temporal';
+import { buildWorkflowBundle } from '@engram/temporal/bundle';
+import { ensureTemporalCli, startDevServer } from '@engram/temporal/dev-server';
 import { startOnReservedPorts } from '@engram/testing/ports';
 
 export type BenchEndpoints = {

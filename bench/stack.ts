@@ -3,11 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import { createDatabase, createSecretBox, type Database, type SecretBox } from '@engram/db';
-import { createTemporalClient, createWorker } from '@engram/temporal';
+import { createTemporalClient } from '@engram/temporal/client';
+import { createWorker } from '@engram/temporal/worker';
 import { buildApp, createNotificationHub, createServices, parseApiConfig, type BaseProvider } from '@engram/api';
 import { createTelemetry, type Telemetry } from '@engram/integrations/telemetry';
 import type { BenchEndpoints } from './infra.js';
 import { loopbackEgress } from '@engram/testing/egress';
+import { sandboxedStdio } from '@engram/testing/mcp-stdio';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WORKER_ENTRY = fileURLToPath(new URL('../temporal/src/worker-main.ts', import.meta.url));
@@ -79,7 +81,7 @@ async function startInProcessWorker(
     namespace: NAMESPACE,
     taskQueue,
     workflowBundlePath: endpoints.workflowBundlePath,
-    activityDeps: { db, baseProviders, secrets, egress: loopbackEgress() },
+    activityDeps: { db, baseProviders, secrets, egress: loopbackEgress(), mcpStdio: sandboxedStdio(loopbackEgress()) },
     telemetry,
   });
   const running = worker.run();
@@ -148,7 +150,7 @@ export async function startBenchStack(
     stops.push(() => temporal.connection.close());
     const notifications = await createNotificationHub({ databaseUrl: endpoints.databaseUrl });
     stops.push(() => notifications.close());
-    const services = createServices({ db, temporal, taskQueue, secrets, baseProviders: options.baseProviders, egress: loopbackEgress(), notifications });
+    const services = createServices({ db, temporal, taskQueue, secrets, baseProviders: options.baseProviders, egress: loopbackEgress(), mcpStdio: sandboxedStdio(loopbackEgress()), notifications });
     const app = await buildApp({
       config: { ...parseApiConfig({}), port: 0, logLevel: 'silent', streamPingIntervalMs: 20_000 },
       services,
@@ -162,7 +164,7 @@ export async function startBenchStack(
     const billedDb = createDatabase({ url: endpoints.databaseUrl });
     stops.push(() => billedDb.destroy());
     const billedApiQueryCount = countQueries(billedDb);
-    const billedServices = createServices({ db: billedDb, temporal, taskQueue, secrets, baseProviders: options.baseProviders, egress: loopbackEgress(), notifications, billingMode: 'on' });
+    const billedServices = createServices({ db: billedDb, temporal, taskQueue, secrets, baseProviders: options.baseProviders, egress: loopbackEgress(), mcpStdio: sandboxedStdio(loopbackEgress()), notifications, billingMode: 'on' });
     const billedApp = await buildApp({
       config: { ...parseApiConfig({ ENGRAM_BILLING: 'on' }), port: 0, logLevel: 'silent', streamPingIntervalMs: 20_000 },
       services: billedServices,

@@ -1,5 +1,5 @@
 /** Installs the tools the test suite needs that npm does not provide, once per machine. */
-import { ensureTemporalCli } from '@engram/temporal';
+import { ensureTemporalCli } from '@engram/temporal/dev-server';
 import { ensureJaeger } from '@engram/testing/jaeger';
 import { ensureTemporalServer } from '@engram/testing/temporal-cluster';
 import { ensureStripeMock } from '@engram/testing/stripe-mock';

@@ -19,18 +19,9 @@ import {
   resolvePostgresServer,
   type PostgresServer,
 } from '@engram/db';
-import {
-  ConfigError,
-  createTemporalClient,
-  ensureTemporalCli,
-  firstIssueLine,
-  parseTemporalConfig,
-  withoutEmptyValues,
-  startDevServer,
-  waitForTemporal,
-  writeWorkflowBundle,
-  type DevServer,
-} from '@engram/temporal';
+import { ConfigError, createTemporalClient, firstIssueLine, parseTemporalConfig, withoutEmptyValues } from '@engram/temporal/client';
+import { writeWorkflowBundle } from '@engram/temporal/bundle';
+import { ensureTemporalCli, startDevServer, waitForTemporal, type DevServer } from '@engram/temporal/dev-server';
 import { createApiKeyService, createTierLimitGuard, createOrganizationService, parseApiConfig } from '@engram/api';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

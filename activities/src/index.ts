@@ -15,6 +15,7 @@ import { createLettaImportActivities } from './letta-import/index.js';
 import type { BaseProviderConfig } from '@engram/integrations/llm';
 import type { SandboxIsolation } from '@engram/integrations/sandbox';
 import type { EgressPolicy } from '@engram/integrations/egress';
+import type { McpStdioPolicy } from '@engram/integrations/mcp';
 import { createOutboxNotifier, type Notifier } from '@engram/integrations/notifications';
 import { unconfiguredGateway, type PaymentGateway } from '@engram/integrations/payments';
 import { createAutoTopUpActivities, createBillingPeriodActivities } from './billing/index.js';
@@ -30,6 +31,8 @@ export type ActivityDeps = {
    * sandboxes), parsed once at the worker's start.
    */
   egress: EgressPolicy;
+  /** Which organizations may run stdio MCP servers (ENGRAM_MCP_STDIO), and the sandbox they run in. */
+  mcpStdio: McpStdioPolicy;
   tracing?: ActivityTracing;
   /** How the worker isolates local tools, found once at its start (ENGRAM_UNSAFE_LOCAL_TOOLS decides what happens where namespaces are unavailable). */
   sandboxIsolation?: SandboxIsolation;

@@ -1,9 +1,10 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { ConfigError, firstIssueLine, parseTemporalConfig, withoutEmptyValues } from '@engram/temporal';
+import { ConfigError, firstIssueLine, parseTemporalConfig, withoutEmptyValues } from '@engram/temporal/client';
 import { parsePaymentsConfig, PaymentsConfigError, type PaymentsConfig } from '@engram/integrations/payments';
 import { NotifierConfigError, parseSmtpConfig, type SmtpConfig } from '@engram/integrations/notifications';
 import { EgressConfigError, parseEgressConfig, type EgressConfig } from '@engram/integrations/egress';
+import { McpStdioConfigError, parseMcpStdioConfig, type McpStdioConfig } from '@engram/integrations/mcp';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -108,6 +109,11 @@ export type ApiConfig = {
    * may reach besides public addresses, for every organization or the first-start one only.
    */
   egress: EgressConfig;
+  /**
+   * ENGRAM_MCP_STDIO and ENGRAM_MCP_STDIO_READ_ONLY_PATHS: which organizations may run stdio MCP servers (commands
+   * started on this machine, in the bubblewrap sandbox), and what host directories those see besides the system's.
+   */
+  mcpStdio: McpStdioConfig;
   /** ENGRAM_ADMIN_EMAILS, lower-cased: accounts with these emails are platform admins (besides the first-start admin). */
   adminEmails: string[];
   /**
@@ -145,6 +151,7 @@ export function parseApiConfig(env: NodeJS.ProcessEnv): ApiConfig {
     trustProxy: parsed.data.ENGRAM_TRUST_PROXY ?? false,
     payments: asConfigError(() => parsePaymentsConfig(env), PaymentsConfigError),
     egress: asConfigError(() => parseEgressConfig(env), EgressConfigError),
+    mcpStdio: asConfigError(() => parseMcpStdioConfig(env), McpStdioConfigError),
   };
 }
 

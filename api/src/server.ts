@@ -2,9 +2,10 @@ import closeWithGrace from 'close-with-grace';
 import { createDatabase, createSecretBox, Organization } from '@engram/db';
 import { createEgressPolicy } from '@engram/integrations/egress';
 import { parseBaseProviders } from '@engram/integrations/llm';
+import { createMcpStdioPolicy } from '@engram/integrations/mcp';
 import { createPaymentGateway } from '@engram/integrations/payments';
 import { createTelemetry, parseTelemetryConfig, TelemetryConfigError } from '@engram/integrations/telemetry';
-import { createTemporalClient, ensureBillingPeriodSchedule, ensureTraceRetentionSchedule, parseTemporalConfig, ConfigError } from '@engram/temporal';
+import { createTemporalClient, ensureBillingPeriodSchedule, ensureTraceRetentionSchedule, parseTemporalConfig, ConfigError } from '@engram/temporal/client';
 import { buildApp } from './app.js';
 import { parseApiConfig } from './config.js';
 import { createServices } from './services/index.js';
@@ -35,13 +36,16 @@ async function main(): Promise<void> {
         onDeliveryFailure: (error, { subject }) => console.error(`[engram] email "${subject}" not delivered; it stays in the outbox:`, error),
       })
     : undefined;
+  const firstOrganizationId = await Organization.firstStartId(db);
+  const egress = createEgressPolicy({ ...config.egress, firstOrganizationId });
   const services = createServices({
     db,
     temporal,
     taskQueue: temporalConfig.taskQueue,
     secrets: createSecretBox(secretKey),
     baseProviders: parseBaseProviders(process.env),
-    egress: createEgressPolicy({ ...config.egress, firstOrganizationId: await Organization.firstStartId(db) }),
+    egress,
+    mcpStdio: createMcpStdioPolicy({ ...config.mcpStdio, firstOrganizationId, egress }),
     notifications,
     notifier,
     supportChatSecret: config.supportChatSecret ?? undefined,

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
-import { createTemporalClient } from '@engram/temporal';
+import { createTemporalClient } from '@engram/temporal/client';
 import { createBareActivities } from './activities.js';
 import type { bareWorkflow } from './workflows.js';
 

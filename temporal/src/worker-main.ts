@@ -2,6 +2,7 @@ import { Runtime } from '@temporalio/worker';
 import { createDatabase, createSecretBox, Organization } from '@engram/db';
 import { createEgressPolicy, EgressConfigError, parseEgressConfig } from '@engram/integrations/egress';
 import { parseBaseProviders } from '@engram/integrations/llm';
+import { createMcpStdioPolicy, McpStdioConfigError, parseMcpStdioConfig } from '@engram/integrations/mcp';
 import { describeSandboxIsolation, detectSandboxIsolation } from '@engram/integrations/sandbox';
 import { createTelemetry, parseTelemetryConfig, TelemetryConfigError } from '@engram/integrations/telemetry';
 import { createPaymentGateway, parsePaymentsConfig, PaymentsConfigError } from '@engram/integrations/payments';
@@ -29,7 +30,10 @@ async function main(): Promise<void> {
   const payments = parsePaymentsConfig(process.env);
   const smtp = parseSmtpConfig(process.env);
   const egressConfig = parseEgressConfig(process.env);
+  const mcpStdioConfig = parseMcpStdioConfig(process.env);
   const db = createDatabase({ url: databaseUrl });
+  const firstOrganizationId = await Organization.firstStartId(db);
+  const egress = createEgressPolicy({ ...egressConfig, firstOrganizationId });
   const telemetry = createTelemetry({ db, serviceName: 'engram-worker', otlpEndpoint: telemetryConfig.otlpEndpoint, recordContent: telemetryConfig.recordContent });
   const { worker, connection } = await createWorker({
     address: temporal.address,
@@ -40,7 +44,9 @@ async function main(): Promise<void> {
       db,
       baseProviders: parseBaseProviders(process.env),
       secrets: createSecretBox(secretKey),
-      egress: createEgressPolicy({ ...egressConfig, firstOrganizationId: await Organization.firstStartId(db) }),
+      egress,
+      // Without bubblewrap, stdio servers do not run (ENGRAM_UNSAFE_LOCAL_TOOLS covers tools only): the policy probes for itself then.
+      mcpStdio: createMcpStdioPolicy({ ...mcpStdioConfig, firstOrganizationId, egress, ...(sandboxIsolation.kind === 'bubblewrap' ? { isolation: sandboxIsolation } : {}) }),
       sandboxIsolation,
       payments: createPaymentGateway(payments),
       notifier: smtp
@@ -64,7 +70,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const oneLine = [ConfigError, TelemetryConfigError, PaymentsConfigError, NotifierConfigError, EgressConfigError].some((kind) => error instanceof kind);
+  const oneLine = [ConfigError, TelemetryConfigError, PaymentsConfigError, NotifierConfigError, EgressConfigError, McpStdioConfigError].some((kind) => error instanceof kind);
   console.error(oneLine && error instanceof Error ? error.message : error);
   process.exit(1);
 });

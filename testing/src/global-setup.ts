@@ -11,7 +11,8 @@ import {
   migrateToLatest,
   resolvePostgresServer,
 } from '@engram/db';
-import { buildWorkflowBundle, ensureTemporalCli, startDevServer } from '@engram/temporal';
+import { buildWorkflowBundle } from '@engram/temporal/bundle';
+import { ensureTemporalCli, startDevServer } from '@engram/temporal/dev-server';
 import { startOnReservedPorts } from './ports.js';
 
 declare module 'vitest' {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { defaultCliCacheDir } from '@engram/temporal';
+import { defaultCliCacheDir } from '@engram/temporal/dev-server';
 import { buildGoTools, isExecutable } from './go-tools.js';
 import { startOnReservedPorts } from './ports.js';
 

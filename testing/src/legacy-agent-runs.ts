@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { createAgentRunClient, type AgentRunClient, type EnqueueRun } from '@engram/temporal';
+import { createAgentRunClient, type AgentRunClient, type EnqueueRun } from '@engram/temporal/client';
 import { agentQueueWorkflowId } from '@engram/workflows/agent-run/ids';
 import { enqueueRunSignal } from '@engram/workflows/agent-run/messages';
 import { AGENT_ID, ORGANIZATION_ID, RUN_TYPE } from '@engram/workflows/search-attributes';

@@ -3,10 +3,13 @@ import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Client } from '@temporalio/client';
 import { createDatabase, createSecretBox, type Database } from '@engram/db';
-import { createTemporalClient, createWorker, type EngramWorker } from '@engram/temporal';
+import { createTemporalClient } from '@engram/temporal/client';
+import { createWorker, type EngramWorker } from '@engram/temporal/worker';
 import { createTelemetry, type Telemetry } from '@engram/integrations/telemetry';
 import { createPaymentGateway } from '@engram/integrations/payments';
 import { createEgressPolicy, type EgressRefusal, type EgressResolver } from '@engram/integrations/egress';
+import { createMcpStdioPolicy } from '@engram/integrations/mcp';
+import { REPOSITORY_ROOT } from './mcp-stdio.js';
 import {
   buildApp,
   createApiKeyService,
@@ -50,7 +53,9 @@ export type TestStackOptions = {
   /**
    * Variables of the API's configuration (`parseApiConfig`), such as `TEMPORAL_UI_URL`. Unless they set
    * ENGRAM_EGRESS_ALLOW or ENGRAM_EGRESS_ALLOW_FIRST_ORGANIZATION, every organization may reach loopback, where the
-   * tests' model, MCP and callback servers listen; the stack's `tenant` is the first-start organization.
+   * tests' model, MCP and callback servers listen; the stack's `tenant` is the first-start organization. Unless they
+   * set ENGRAM_MCP_STDIO, every organization may run stdio MCP servers, which see the repository (where the stdio
+   * fixture is) unless ENGRAM_MCP_STDIO_READ_ONLY_PATHS says otherwise.
    */
   apiEnv?: NodeJS.ProcessEnv;
   /** How the egress policy resolves host names (a test's DNS that changes its answer); the system resolver otherwise. */
@@ -83,7 +88,11 @@ async function startStack(options: TestStackOptions): Promise<TestStack> {
   const notifications = await createNotificationHub({ databaseUrl: inject('databaseUrl') });
   const apiEnv = options.apiEnv ?? {};
   const egressEnv = apiEnv.ENGRAM_EGRESS_ALLOW || apiEnv.ENGRAM_EGRESS_ALLOW_FIRST_ORGANIZATION ? {} : { ENGRAM_EGRESS_ALLOW: '127.0.0.0/8,::1' };
-  const apiConfig = parseApiConfig({ ...apiEnv, ...egressEnv });
+  const stdioEnv = {
+    ...(apiEnv.ENGRAM_MCP_STDIO ? {} : { ENGRAM_MCP_STDIO: 'all' }),
+    ...(apiEnv.ENGRAM_MCP_STDIO_READ_ONLY_PATHS ? {} : { ENGRAM_MCP_STDIO_READ_ONLY_PATHS: REPOSITORY_ROOT }),
+  };
+  const apiConfig = parseApiConfig({ ...apiEnv, ...egressEnv, ...stdioEnv });
   const payments = createPaymentGateway(apiConfig.payments);
   const tenant = await createOrganizationService({ db, apiKeys: createApiKeyService({ db, limits: createTierLimitGuard({ mode: 'off' }) }) }).createWithAdmin({
     name: `org ${randomBytes(3).toString('hex')}`,
@@ -96,6 +105,7 @@ async function startStack(options: TestStackOptions): Promise<TestStack> {
     onRefused: (refusal) => egressRefusals.push(refusal),
     ...(options.egressResolve ? { resolve: options.egressResolve } : {}),
   });
+  const mcpStdio = createMcpStdioPolicy({ ...apiConfig.mcpStdio, firstOrganizationId: tenant.organizationId, egress });
   const services = createServices({
     db,
     temporal,
@@ -103,6 +113,7 @@ async function startStack(options: TestStackOptions): Promise<TestStack> {
     secrets,
     baseProviders,
     egress,
+    mcpStdio,
     notifications,
     billingMode: apiConfig.billingMode,
     adminEmails: apiConfig.adminEmails,
@@ -125,7 +136,7 @@ async function startStack(options: TestStackOptions): Promise<TestStack> {
       namespace: 'default',
       taskQueue,
       workflowBundlePath: inject('workflowBundlePath'),
-      activityDeps: { db, baseProviders, secrets, payments, egress },
+      activityDeps: { db, baseProviders, secrets, payments, egress, mcpStdio },
       telemetry,
     }));
     workerRun = worker.worker.run();
@@ -151,7 +162,9 @@ async function startStack(options: TestStackOptions): Promise<TestStack> {
       TEMPORAL_TASK_QUEUE: taskQueue,
       ENGRAM_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
       ENGRAM_SECRET_KEY: secretKey,
-      ...Object.fromEntries(Object.entries({ ...apiEnv, ...egressEnv }).filter(([name]) => name.startsWith('STRIPE_') || name.startsWith('ENGRAM_EGRESS_'))),
+      ...Object.fromEntries(
+        Object.entries({ ...apiEnv, ...egressEnv, ...stdioEnv }).filter(([name]) => name.startsWith('STRIPE_') || name.startsWith('ENGRAM_EGRESS_') || name.startsWith('ENGRAM_MCP_')),
+      ),
       ...Object.fromEntries(baseProviders.filter((provider) => provider.providerType === 'openai').flatMap((provider) => [['OPENAI_API_KEY', provider.apiKey ?? 'test'], ['OPENAI_BASE_URL', provider.baseUrl]])),
     },
     createTenant,

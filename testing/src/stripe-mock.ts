@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { defaultCliCacheDir } from '@engram/temporal';
+import { defaultCliCacheDir } from '@engram/temporal/dev-server';
 
 /** Stripe's own API emulator; the payment tests send Engram's Stripe calls to it. */
 export const STRIPE_MOCK_MODULE = 'github.com/stripe/stripe-mock@v0.203.0';

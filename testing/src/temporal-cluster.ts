@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync }
 import os from 'node:os';
 import path from 'node:path';
 import { createDatabaseIfMissing, dropDatabase } from '@engram/db';
-import { defaultCliCacheDir, SEARCH_ATTRIBUTES, TEMPORAL_CLI_MODULE, waitForTemporal } from '@engram/temporal';
+import { SEARCH_ATTRIBUTES } from '@engram/temporal/client';
+import { defaultCliCacheDir, TEMPORAL_CLI_MODULE, waitForTemporal } from '@engram/temporal/dev-server';
 import { buildGoTools, isExecutable } from './go-tools.js';
 import { reservePortInRange, startOnReservedPorts } from './ports.js';
 

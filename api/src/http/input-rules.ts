@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError, UnprocessableError } from '../errors.js';
-import { canNameAResource, findOverlongText, findUnstorableInput } from '../routes/shared/input-rules.js';
+import { canNameAResource, findOverlongText, findUnstorableInput } from '../contracts/shared/input-limits.js';
 import { OWNED_RESOURCE_PARAMS } from '../services/tenancy/tenant-guard.js';
 
 const anyShape = () => true;
@@ -14,7 +14,7 @@ const noKnownShape = () => undefined;
 const looksUpBySlug = (query: unknown) => (query as { lookupBy?: unknown } | undefined)?.lookupBy === 'slug';
 
 /**
- * The shared input rules (`routes/shared/input-rules.ts`) for every route, present and future, whatever
+ * The shared input rules (`contracts/shared/input-limits.ts`) for every route, present and future, whatever
  * its schema says: a path value that cannot name anything is a 404 before any query (even the tenant
  * guard's), and query or body input PostgreSQL cannot store, or a name, summary or description longer than its
  * limit, is a 422 naming the field, before validation.

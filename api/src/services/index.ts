@@ -16,7 +16,8 @@ import {
   createTemplateMigrationClient,
   createLettaImportClient,
   createDatasetRunClient,
-} from '@engram/temporal';
+  createScheduledMessageClient,
+} from '@engram/temporal/client';
 import { createGroupService } from './groups/group-service.js';
 import { createGroupMessageService } from './groups/group-message-service.js';
 import { followGroupTurn, type FollowTurnOptions } from './groups/group-turn-reader.js';
@@ -25,7 +26,6 @@ import { createJobService } from './runs/job-service.js';
 import { createScheduleService } from './schedules/schedule-service.js';
 import { createChatCompletionService } from './chat-completions/chat-completion-service.js';
 import { createLettaImportService } from './letta-imports/letta-import-service.js';
-import { createScheduledMessageClient } from '@engram/temporal';
 import { createMessageService } from './messages/message-service.js';
 import { createMessageHistoryService } from './messages/message-history-service.js';
 import { createConversationService } from './conversations/conversation-service.js';
@@ -42,7 +42,7 @@ import { createBlockService } from './blocks/block-service.js';
 import { createIdentityService } from './identities/identity-service.js';
 import { createAgentTagService } from './identities/agent-tag-service.js';
 import { createModelService } from './models/model-service.js';
-import { createMcpConnectionPool, type McpConnectionPool } from '@engram/integrations/mcp';
+import { createMcpConnectionPool, type McpConnectionPool, type McpStdioPolicy } from '@engram/integrations/mcp';
 import { createMcpServices } from './mcp/index.js';
 import { createArchivalServices } from './archival/index.js';
 import { createAgentFileService } from './agent-files/agent-file-service.js';
@@ -81,6 +81,8 @@ export type ServiceDeps = {
    * given and when they are connected to. Built once at start from `ApiConfig.egress`.
    */
   egress: EgressPolicy;
+  /** Which organizations may run stdio MCP servers and the sandbox they run in; built once at start from `ApiConfig.mcpStdio`. */
+  mcpStdio: McpStdioPolicy;
   notifications: NotificationHub;
   /** The process's MCP connections (tests pass one with short timeouts); one is made otherwise. */
   mcpConnections?: McpConnectionPool;
@@ -172,7 +174,7 @@ export function createServices(deps: ServiceDeps) {
   const identities = createIdentityService({ db: deps.db, secrets: deps.secrets, organizations });
   const agentTags = createAgentTagService({ db: deps.db });
   const mcpConnections = deps.mcpConnections ?? createMcpConnectionPool();
-  const mcp = createMcpServices({ db: deps.db, secrets: deps.secrets, agentTools, connections: mcpConnections, egress: deps.egress });
+  const mcp = createMcpServices({ db: deps.db, secrets: deps.secrets, agentTools, connections: mcpConnections, egress: deps.egress, stdio: deps.mcpStdio });
   const agentFiles = createAgentFileService({ db: deps.db, secrets: deps.secrets, models, organizations, limits });
   // One manager per process, so the tools and sandbox-config routes never build the same venv at once.
   const venvs = createVenvManager({ root: defaultVenvRoot() });
@@ -181,7 +183,7 @@ export function createServices(deps: ServiceDeps) {
   const sandboxConfigs = createSandboxConfigService({ db: deps.db, secrets: deps.secrets, venvs });
   const agentToolRuns = createAgentToolRunService({
     db: deps.db,
-    executeTool: createExecuteTool({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders, venvs, mcpConnections, egress: deps.egress }),
+    executeTool: createExecuteTool({ db: deps.db, secrets: deps.secrets, baseProviders: deps.baseProviders, venvs, mcpConnections, egress: deps.egress, mcpStdio: deps.mcpStdio }),
   });
   const fileIngestion = createFileIngestionClient({ client: deps.temporal, taskQueue: deps.taskQueue });
   const folders = createFolderService({ db: deps.db, models, fileIngestion, limits });

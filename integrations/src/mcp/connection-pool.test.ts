@@ -1,6 +1,8 @@
 import net from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { FIXTURE_STDIO_COMMAND, startFixtureHttpServer, type FixtureHttpServer } from '@engram/testing/mcp-fixture/index';
+import { loopbackEgress } from '@engram/testing/egress';
+import { sandboxedStdio } from '@engram/testing/mcp-stdio';
 import { createMcpConnectionPool, type McpServerTarget } from './connection-pool.js';
 import { McpServerError } from './errors.js';
 import type { McpTransportConfig } from './transport-config.js';
@@ -9,7 +11,9 @@ const pool = createMcpConnectionPool({ timeouts: { connectMs: 5_000, listToolsMs
 const servers: FixtureHttpServer[] = [];
 
 const target = (serverId: string, config: McpTransportConfig): McpServerTarget => ({ serverId, serverName: serverId, config, credentialVersion: '' });
-const stdio = (serverId: string, env: Record<string, string> = {}) => target(serverId, { type: 'stdio', ...FIXTURE_STDIO_COMMAND, env });
+// Sandboxed as in production: the process runs in bubblewrap.
+const launch = sandboxedStdio(loopbackEgress()).launcherFor('organization-pool-test');
+const stdio = (serverId: string, env: Record<string, string> = {}) => target(serverId, { type: 'stdio', ...FIXTURE_STDIO_COMMAND, env, launch });
 const text = (result: { content: Array<{ type: string; text?: string }> }) => result.content.map((part) => part.text).join('');
 
 async function failureOf(work: Promise<unknown>): Promise<McpServerError> {
@@ -52,11 +56,11 @@ describe('MCP connection pool over stdio', () => {
   });
 
   it('fails clearly when the command cannot start or exits at once, with what it printed', async () => {
-    const missing = await failureOf(pool.listTools(target('stdio-missing', { type: 'stdio', command: 'engram-no-such-command', args: [], env: {} })));
+    const missing = await failureOf(pool.listTools(target('stdio-missing', { type: 'stdio', command: 'engram-no-such-command', args: [], env: {}, launch })));
     expect(missing.kind).toBe('unreachable');
     expect(missing.message).toMatch(/could not be started.*ENOENT/);
 
-    const exiting = target('stdio-exit', { type: 'stdio', command: process.execPath, args: ['-e', 'console.error("missing API_KEY"); process.exit(3)'], env: {} });
+    const exiting = target('stdio-exit', { type: 'stdio', command: process.execPath, args: ['-e', 'console.error("missing API_KEY"); process.exit(3)'], env: {}, launch });
     const exited = await failureOf(pool.listTools(exiting));
     expect(exited.kind).toBe('unreachable');
     expect(exited.message).toContain('missing API_KEY');

@@ -36,16 +36,19 @@ type OpenedTransport = {
   stderrTail: () => string;
   /** The egress policy's refusal of a request, which the SSE transport reports as a bare message. */
   refusal: () => EgressRefusedError | undefined;
+  /** Cleans up after the connection (a stdio server's sandbox); safe to call more than once. */
+  release: () => Promise<void>;
 };
 
-function createTransport(config: McpTransportConfig): OpenedTransport {
+async function createTransport(config: McpTransportConfig, serverName: string): Promise<OpenedTransport> {
   if (config.type === 'stdio') {
-    const transport = new StdioClientTransport({ command: config.command, args: config.args, env: config.env, stderr: 'pipe' });
+    const launched = await config.launch({ command: config.command, args: config.args, env: config.env }, serverName);
+    const transport = new StdioClientTransport({ command: launched.command, args: launched.args, env: launched.env, stderr: 'pipe' });
     let tail = '';
     transport.stderr?.on('data', (chunk: Buffer) => {
       tail = (tail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
     });
-    return { transport, stderrTail: () => tail.trim(), refusal: () => undefined };
+    return { transport, stderrTail: () => tail.trim(), refusal: () => undefined, release: launched.release };
   }
   const requestInit = { headers: config.headers };
   const { authProvider } = config;
@@ -68,7 +71,7 @@ function createTransport(config: McpTransportConfig): OpenedTransport {
           // A dropped stream is not silently resumed: the pool opens a fresh connection on next use.
           reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
         });
-  return { transport, stderrTail: () => '', refusal: () => refusal };
+  return { transport, stderrTail: () => '', refusal: () => refusal, release: async () => undefined };
 }
 
 /** Errors the transport reports on its own (not as the answer to a request) that mean the link is gone. */
@@ -96,7 +99,7 @@ async function withDeadline<T>(work: Promise<T>, timeoutMs: number, onTimeout: (
  */
 export async function openMcpConnection(config: McpTransportConfig, options: OpenConnectionOptions): Promise<McpConnection> {
   const { serverName } = options;
-  const { transport, stderrTail, refusal } = createTransport(config);
+  const { transport, stderrTail, refusal, release } = await createTransport(config, serverName);
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   let closed = false;
   let lostReported = false;
@@ -109,6 +112,7 @@ export async function openMcpConnection(config: McpTransportConfig, options: Ope
     if (closed) return;
     closed = true;
     await client.close().catch(() => undefined);
+    await release();
   };
 
   // What went wrong, in terms the caller acts on; a stdio server that died has usually said why on stderr.
@@ -132,6 +136,7 @@ export async function openMcpConnection(config: McpTransportConfig, options: Ope
   client.onclose = () => {
     closed = true;
     reportLost();
+    void release();
   };
   client.onerror = (error) => {
     if (!meansConnectionLost(error, serverName)) return;

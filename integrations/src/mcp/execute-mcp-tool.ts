@@ -1,12 +1,11 @@
-import { McpServer, type Database, type SecretBox, type Tool } from '@engram/db';
+import { McpServer, type Tool } from '@engram/db';
 import type { McpConnectionPool } from './connection-pool.js';
 import { McpServerError } from './errors.js';
 import { mcpToolLink } from './registered-tool.js';
-import { createServerTargets } from './server-target.js';
+import { createServerTargets, type ServerTargetDeps } from './server-target.js';
 import { toolOutcome, type McpToolOutcome } from './tool-result.js';
-import type { EgressPolicy } from '../egress/index.js';
 
-export type McpToolExecutorDeps = { db: Database; secrets: SecretBox; connections: McpConnectionPool; egress: Pick<EgressPolicy, 'fetchFor'> };
+export type McpToolExecutorDeps = ServerTargetDeps & { connections: McpConnectionPool };
 
 /**
  * Runs an agent's call of a registered MCP tool on its server, through the process's connection

@@ -5,6 +5,8 @@ export * from './execute-mcp-tool.js';
 export * from './oauth.js';
 export * from './registered-tool.js';
 export * from './server-target.js';
+export * from './stdio-config.js';
+export * from './stdio-sandbox.js';
 export * from './tool-health.js';
 export * from './tool-result.js';
 export * from './transport-config.js';

@@ -1,6 +1,7 @@
 import { McpServer, type Database, type SecretBox } from '@engram/db';
 import type { EgressPolicy } from '../egress/index.js';
 import type { McpServerTarget } from './connection-pool.js';
+import type { McpStdioPolicy } from './stdio-sandbox.js';
 import { createMcpOAuthProvider, type McpOAuthState, type OAuthClientInformationMixed, type OAuthTokens } from './oauth.js';
 import type { McpTransportConfig } from './transport-config.js';
 
@@ -40,7 +41,13 @@ export function requestHeaders(authHeader: string | null, authToken: string | nu
   return headers;
 }
 
-export type ServerTargetDeps = { db: Database; secrets: SecretBox; egress: Pick<EgressPolicy, 'fetchFor'> };
+export type ServerTargetDeps = {
+  db: Database;
+  secrets: SecretBox;
+  egress: Pick<EgressPolicy, 'fetchFor'>;
+  /** Who may run stdio servers, and the sandbox they run in. */
+  stdio: Pick<McpStdioPolicy, 'launcherFor'>;
+};
 
 /**
  * Builds what the connection pool needs from a stored server. An OAuth-connected server gets an auth
@@ -72,7 +79,7 @@ export function createServerTargets(deps: ServerTargetDeps) {
       const opened = openServerSecrets(server, secrets);
       let config: McpTransportConfig;
       if (server.serverType === 'stdio') {
-        config = { type: 'stdio', command: server.command ?? '', args: server.args, env: opened.env };
+        config = { type: 'stdio', command: server.command ?? '', args: server.args, env: opened.env, launch: deps.stdio.launcherFor(server.organizationId) };
       } else {
         config = {
           type: server.serverType,

@@ -1,8 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { StdioLauncher } from './stdio-sandbox.js';
 
 /** A local MCP server: a process spoken to over stdin and stdout. */
-export type StdioTransportConfig = { type: 'stdio'; command: string; args: string[]; env: Record<string, string> };
+export type StdioTransportConfig = {
+  type: 'stdio';
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  /** Starts it in the sandbox for the server's organization, or refuses to (the stdio policy's). */
+  launch: StdioLauncher;
+};
 
 /** A remote MCP server, over SSE (the older protocol) or streamable HTTP. */
 export type HttpTransportConfig = {
@@ -25,6 +33,9 @@ export type McpTransportConfig = StdioTransportConfig | HttpTransportConfig;
  * what the auth provider holds (OAuth tokens), which the settings themselves do not show.
  */
 export function transportFingerprint(config: McpTransportConfig, credentialVersion: string): string {
-  const { authProvider: _provider, fetch: _fetch, ...settings } = config as HttpTransportConfig;
+  const settings =
+    config.type === 'stdio'
+      ? { type: config.type, command: config.command, args: config.args, env: config.env }
+      : { type: config.type, url: config.url, headers: config.headers };
   return createHash('sha256').update(JSON.stringify(settings)).update(credentialVersion).digest('hex');
 }

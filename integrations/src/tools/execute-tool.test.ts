@@ -19,6 +19,7 @@ import {
 import { createExecuteTool, type ExecuteToolInput } from './execute-tool.js';
 import { defaultVenvRoot } from './tool-runner.js';
 import { loopbackEgress } from '@engram/testing/egress';
+import { sandboxedStdio } from '@engram/testing/mcp-stdio';
 
 let db: Database;
 const secrets = createSecretBox(randomBytes(32).toString('base64'));
@@ -26,7 +27,8 @@ let executeTool: ReturnType<typeof createExecuteTool>;
 
 beforeAll(() => {
   db = createDatabase({ url: inject('databaseUrl'), pool: { max: 2 } });
-  executeTool = createExecuteTool({ db, secrets, egress: loopbackEgress() });
+  const egress = loopbackEgress();
+  executeTool = createExecuteTool({ db, secrets, egress, mcpStdio: sandboxedStdio(egress) });
 });
 
 afterAll(async () => {

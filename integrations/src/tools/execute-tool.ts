@@ -11,6 +11,7 @@ import { createMcpConnectionPool, type McpConnectionPool } from '../mcp/connecti
 import { createMcpToolExecutor } from '../mcp/execute-mcp-tool.js';
 import { MCP_TOOL_TYPE } from '../mcp/registered-tool.js';
 import type { EgressPolicy } from '../egress/index.js';
+import type { McpStdioPolicy } from '../mcp/stdio-sandbox.js';
 
 export type ExecuteToolInput = {
   organizationId: string;
@@ -39,6 +40,8 @@ export type ExecuteToolDeps = {
   mcpConnections?: McpConnectionPool;
   /** What MCP servers, organizations' embedding providers and networked sandboxes may reach. */
   egress: EgressPolicy;
+  /** Which organizations may run stdio MCP servers (ENGRAM_MCP_STDIO), and the sandbox they run in. */
+  mcpStdio: McpStdioPolicy;
 };
 
 /**
@@ -78,7 +81,7 @@ export function createExecuteTool(deps: ExecuteToolDeps) {
   const passages = createPassageStore({ db, embedder });
   const archival = createArchivalTools({ db, passages });
   const semanticSearchFiles = createSemanticSearchFiles({ db, passages });
-  const executeMcpTool = createMcpToolExecutor({ db, secrets, connections: deps.mcpConnections ?? createMcpConnectionPool(), egress: deps.egress });
+  const executeMcpTool = createMcpToolExecutor({ db, secrets, connections: deps.mcpConnections ?? createMcpConnectionPool(), egress: deps.egress, stdio: deps.mcpStdio });
 
   return async function executeTool(input: ExecuteToolInput): Promise<ExecuteToolResult> {
     const { organizationId, agentId, toolName } = input;

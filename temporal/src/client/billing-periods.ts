@@ -1,5 +1,5 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { BILLING_PERIOD_WORKFLOW_ID } from '@engram/workflows/billing-period/workflow';
+import { BILLING_PERIOD_WORKFLOW_ID } from '@engram/workflows/billing-period/ids';
 
 /**
  * The hourly Temporal schedule of the billing period workflow (monthly grants, credit expiry, cancelled plans ending).

@@ -1,6 +1,6 @@
 import { ScheduleAlreadyRunning, type Client } from '@temporalio/client';
 import type { traceRetentionWorkflow } from '@engram/workflows/trace-retention/workflow';
-import { TRACE_RETENTION_WORKFLOW_ID } from '@engram/workflows/trace-retention/workflow';
+import { TRACE_RETENTION_WORKFLOW_ID } from '@engram/workflows/trace-retention/ids';
 
 /**
  * The hourly Temporal schedule of the trace retention workflow. Created at API start, and brought in line with

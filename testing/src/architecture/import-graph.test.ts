@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
@@ -51,6 +51,16 @@ describe('the import graph', () => {
     expect(unresolved.map(describeEdge)).toEqual([]);
   });
 
+  it('exports from every workspace package only the entry points listed in its map, never every file by a wildcard', () => {
+    const wildcards = readdirSync(repoRoot, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && existsSync(path.join(repoRoot, entry.name, 'package.json')) && entry.name !== 'node_modules')
+      .flatMap((entry) => {
+        const manifest = JSON.parse(readFileSync(path.join(repoRoot, entry.name, 'package.json'), 'utf8')) as { exports?: Record<string, string> };
+        return Object.keys(manifest.exports ?? {}).filter((subpath) => subpath.includes('*')).map((subpath) => `${entry.name}: ${subpath}`);
+      });
+    expect(wildcards).toEqual([]);
+  });
+
   it('has no import cycle in any workspace, type-only imports included', () => {
     expect(importCycles(graph)).toEqual([]);
   });
@@ -81,6 +91,32 @@ describe('the import graph', () => {
         return true;
       });
     expect(misplaced.map(describeEdge)).toEqual([]);
+  });
+
+  it("loads no worker or activity code in the API process: its value imports reach workflow modules only for ids, messages and search attributes", () => {
+    const reached = new Set<string>(['api/src/server.ts']);
+    const externals = new Set<string>();
+    const queue = ['api/src/server.ts'];
+    while (queue.length > 0) {
+      const file = queue.pop()!;
+      for (const edge of graph.edges) {
+        if (edge.from !== file || importsOnlyTypes(edge.from, edge.request)) continue;
+        if (!edge.to) externals.add(edge.request);
+        else if (!reached.has(edge.to)) {
+          reached.add(edge.to);
+          queue.push(edge.to);
+        }
+      }
+    }
+    expect(reached.size).toBeGreaterThan(200);
+    const workerSide = [...reached].filter(
+      (file) =>
+        file.startsWith('activities/') ||
+        /^temporal\/src\/(worker|worker-main|bundle|dev-server|abandoned-runs)\.ts$/.test(file) ||
+        (file.startsWith('workflows/') && !/\/(ids|messages|search-attributes)\.ts$/.test(file)),
+    );
+    expect(workerSide).toEqual([]);
+    expect([...externals].filter((request) => /^@temporalio\/(worker|activity)(\/|$)/.test(request))).toEqual([]);
   });
 
   it('keeps @engram/integrations free of the worker and the API, and away from the browser', () => {

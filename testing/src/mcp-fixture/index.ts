@@ -1,15 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const STDIO_ENTRY = fileURLToPath(new URL('./stdio.ts', import.meta.url));
 const HTTP_ENTRY = fileURLToPath(new URL('./http.ts', import.meta.url));
 
-/**
- * The stdio fixture as an MCP server config would name it. The spawning process must run from the
- * repository root (as the test runner and the API under test do), where `tsx` resolves.
- */
-export const FIXTURE_STDIO_COMMAND = { command: process.execPath, args: ['--import', 'tsx', STDIO_ENTRY] };
+/** tsx's loader by its location: a stdio server starts in a scratch directory of its own, where `tsx` would not resolve. */
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+/** The stdio fixture as an MCP server config would name it; the sandbox must let it see the repository (ENGRAM_MCP_STDIO_READ_ONLY_PATHS). */
+export const FIXTURE_STDIO_COMMAND = { command: process.execPath, args: ['--import', TSX_LOADER, STDIO_ENTRY] };
 
 export type FixtureHttpOptions = {
   transport: 'sse' | 'streamable_http';

@@ -1,6 +1,6 @@
 import { temporal } from '@temporalio/proto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureTemporalCli } from '@engram/temporal';
+import { ensureTemporalCli } from '@engram/temporal/dev-server';
 import {
   readSse,
   startApiProcess,

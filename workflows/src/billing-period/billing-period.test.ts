@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { billingPeriod, monthlyGrantKey } from '@engram/core';
 import { BillingAccount, CreditTransaction, newId, Organization } from '@engram/db';
-import { ensureBillingPeriodSchedule } from '@engram/temporal';
+import { ensureBillingPeriodSchedule } from '@engram/temporal/client';
 import { startTestStack, type TestStack } from '@engram/testing';
 import type { billingPeriodWorkflow } from './workflow.js';
 

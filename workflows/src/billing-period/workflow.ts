@@ -1,8 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { BillingPeriodActivities } from '@engram/activities';
 
-export const BILLING_PERIOD_WORKFLOW_ID = 'engram-billing-periods';
-
 /** Organizations per activity call: short transactions, and a retried batch redoes little. */
 const BATCH_SIZE = 200;
 /** One run's bound; what remains is left to the next scheduled run. */

@@ -3,7 +3,7 @@ import { CHUNKS_PER_BATCH } from '@engram/activities';
 import { chunkPassageId } from '@engram/integrations/files';
 import { insertFolder, insertUploadedFile, waitForFileStatus } from '@engram/testing/fixtures/uploaded-file';
 import { Passage, SourceFile } from '@engram/db';
-import { createFileIngestionClient } from '@engram/temporal';
+import { createFileIngestionClient } from '@engram/temporal/client';
 import { crashTestProcesses, startTestStack, type TestStack, until } from '@engram/testing';
 import { fileIngestionWorkflowId } from './ids.js';
 

@@ -8,11 +8,12 @@ import { minimalPdf } from '@engram/testing/fixtures/minimal-pdf';
 import { insertFolder, insertUploadedFile, waitForFileStatus } from '@engram/testing/fixtures/uploaded-file';
 import { createSecretBox, FileAgent, Passage, PassageVector, SourceFile, type Source } from '@engram/db';
 import { attachFolderToAgent } from '@engram/db/queries/file-agents';
-import { createFileIngestionClient, type FileIngestionClient } from '@engram/temporal';
+import { createFileIngestionClient, type FileIngestionClient } from '@engram/temporal/client';
 import { startScriptedModelServer, startTestStack, type ScriptedModelServer, type TestStack } from '@engram/testing';
 import { createAgent as createAgentWith } from '@engram/testing/factories/index';
 import { fileIngestionWorkflowId } from './ids.js';
 import { loopbackEgress } from '@engram/testing/egress';
+import { sandboxedStdio } from '@engram/testing/mcp-stdio';
 
 let stack: TestStack;
 let model: ScriptedModelServer;
@@ -159,7 +160,7 @@ describe('file ingestion', () => {
 describe('a retried embedding batch', () => {
   it('writes no chunk twice when the activity fails after its batch was written', async () => {
     const taskQueue = `retry-${randomBytes(4).toString('hex')}`;
-    const activities = createActivities({ db: stack.db, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')), egress: loopbackEgress() });
+    const activities = createActivities({ db: stack.db, baseProviders: [], secrets: createSecretBox(randomBytes(32).toString('base64')), egress: loopbackEgress(), mcpStdio: sandboxedStdio(loopbackEgress()) });
     const calls: number[] = [];
     const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
     const worker = await Worker.create({

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTraceRetentionSchedule } from '@engram/temporal';
+import { ensureTraceRetentionSchedule } from '@engram/temporal/client';
 import { startTestStack, type TestStack } from '@engram/testing';
 
 let stack: TestStack;

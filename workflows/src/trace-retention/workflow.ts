@@ -1,8 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { ObservabilityActivities } from '@engram/activities';
 
-export const TRACE_RETENTION_WORKFLOW_ID = 'engram-trace-retention';
-
 /** Rows per delete: short transactions, so span writes are never held up behind a long purge. */
 const BATCH_SIZE = 1000;
 /** One run's bound; what remains is left to the next scheduled run. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { memoryVariablesOf, type TemplateSnapshot } from '@engram/core/templates/snapshot';
 import type { AgentTemplateVersion } from '@engram/db';
 import type { MigrationView, TemplateView } from '../../services/templates/types.js';
-import { ToolRuleSchema } from '../v1/agents/schemas.js';
+import { ToolRuleSchema } from '../../contracts/v1/agent-config.js';
 import { iso } from './schemas.js';
 
 const TemplateBlockSchema = z.object({

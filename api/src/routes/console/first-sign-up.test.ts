@@ -13,7 +13,7 @@ import {
   User,
   type Database,
 } from '@engram/db';
-import { createTemporalClient } from '@engram/temporal';
+import { createTemporalClient } from '@engram/temporal/client';
 import { startScriptedModelServer, type ScriptedModelServer } from '@engram/testing';
 import { ConsoleClient } from '@engram/testing/cookie-jar';
 import { buildApp } from '../../app.js';
@@ -23,6 +23,7 @@ import { createNotificationHub } from '../../services/runs/notification-hub.js';
 import { createServices, type AppServices } from '../../services/index.js';
 import type { CreatedTenant } from '../../services/tenancy/organizations.js';
 import { loopbackEgress } from '@engram/testing/egress';
+import { sandboxedStdio } from '@engram/testing/mcp-stdio';
 
 /*
  * `npm start` on an empty database creates an organization whose admin cannot sign in, and prints
@@ -54,13 +55,15 @@ async function freshInstall(): Promise<FreshInstall> {
   await migrateToLatest(db);
   const temporal = await createTemporalClient({ address: inject('temporalAddress'), namespace: 'default' });
   const notifications = await createNotificationHub({ databaseUrl });
+  const egress = loopbackEgress();
   const services = createServices({
     db,
     temporal,
     taskQueue: `first-run-${randomBytes(4).toString('hex')}`,
     secrets: createSecretBox(randomBytes(32).toString('base64')),
     baseProviders: [{ name: 'openai', providerType: 'openai', apiKey: 'test', baseUrl: model.url }],
-    egress: loopbackEgress(),
+    egress,
+    mcpStdio: sandboxedStdio(egress),
     notifications,
   });
   const app = await buildApp({ config: { ...parseApiConfig({}), port: 0, logLevel: 'silent' }, services, logger: false });

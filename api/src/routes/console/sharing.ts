@@ -4,7 +4,7 @@ import { requireContext } from '../../http/auth.js';
 import { openSse } from '../../http/sse.js';
 import type { AppServices } from '../../services/index.js';
 import { streamRunOutput } from '../../services/runs/run-output.js';
-import { LettaMessageResponse } from '../v1/agents/message-schema.js';
+import { LettaMessageResponse } from '../../contracts/v1/messages.js';
 import { eventStreamResponse } from '../v1/shared/common-responses.js';
 import { TemplateParams } from './agent-templates-schema.js';
 import {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Organization, User } from '@engram/db';
 import type { AppServices } from '../../services/index.js';
-import { cursorId } from '../shared/input-rules.js';
+import { cursorId } from '../../contracts/shared/input-limits.js';
 import { errorResponses } from './shared/error-responses.js';
 
 const UserWire = z.object({

@@ -5,10 +5,10 @@ import type { AppServices } from '../../services/index.js';
 import { agentToWire } from '../../services/agents/agent-wire.js';
 import { archiveToWire, passageToWire } from '../../services/archival/archival-wire.js';
 import { IncludeQuery } from './agents/agents.js';
-import { EmbeddingConfigSchema, Metadata } from './agents/schemas.js';
-import { pageOf, pageQuery } from '../shared/paging.js';
-import { AgentResponse } from './agents/agent-schema.js';
-import { ArchiveResponse, PassageResponse } from './archives-schema.js';
+import { EmbeddingConfigSchema, Metadata } from '../../contracts/v1/agent-config.js';
+import { pageOf, pageQuery } from '../../contracts/shared/paging.js';
+import { AgentResponse } from '../../contracts/v1/agents.js';
+import { ArchiveResponse, PassageResponse } from '../../contracts/v1/archives.js';
 import { NoContentResponse } from './shared/common-responses.js';
 import { errorResponses } from './shared/error-responses.js';
 

@@ -5,11 +5,11 @@ import type { AppServices } from '../../services/index.js';
 import { agentToWire, blockToWire } from '../../services/agents/agent-wire.js';
 import type { BlockFilter } from '../../services/blocks/block-service.js';
 import { IncludeQuery } from './agents/agents.js';
-import { CreateBlockFields, Metadata, blockTemplateFields } from './agents/schemas.js';
-import { pageOf, pageQuery } from '../shared/paging.js';
-import { queryBoolean, queryList } from '../shared/query.js';
-import { AgentResponse } from './agents/agent-schema.js';
-import { BlockResponse } from './blocks-schema.js';
+import { CreateBlockFields, Metadata, blockTemplateFields } from '../../contracts/v1/agent-config.js';
+import { pageOf, pageQuery } from '../../contracts/shared/paging.js';
+import { queryBoolean, queryList } from '../../contracts/shared/query.js';
+import { AgentResponse } from '../../contracts/v1/agents.js';
+import { BlockResponse } from '../../contracts/v1/blocks.js';
 import { CountResponse, NullResponse } from './shared/common-responses.js';
 import { errorResponses } from './shared/error-responses.js';
 

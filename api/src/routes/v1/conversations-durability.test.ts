@@ -3,7 +3,7 @@ import { Run } from '@engram/db';
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { crashTestProcesses, until, type ChatRequest } from '@engram/testing';
 import { startAgentTestContext } from '@engram/testing/agent-test-context';
-import { AGENT_ID } from '@engram/temporal';
+import { AGENT_ID } from '@engram/temporal/client';
 import { createLegacyAgentRunClient } from '@engram/testing/legacy-agent-runs';
 import { createMessageService } from '../../services/messages/message-service.js';
 import { createRunService } from '../../services/runs/run-service.js';

@@ -5,15 +5,15 @@ import { openSse } from '../../http/sse.js';
 import type { AppServices } from '../../services/index.js';
 import { conversationToWire } from '../../services/conversations/conversation-wire.js';
 import { streamRunOutput } from '../../services/runs/run-output.js';
-import { cursorId } from '../shared/input-rules.js';
+import { cursorId } from '../../contracts/shared/input-limits.js';
 import { assertStreamFieldsNeedStreaming, createSender, SendFields, SendResponse, StreamFields, type StreamSettings } from './agents/messages.js';
-import { CancelledRunsResponse, CompactionResponse, LettaMessageResponse, MessageType } from './agents/message-schema.js';
+import { CancelledRunsResponse, CompactionResponse, LettaMessageResponse, MessageType } from '../../contracts/v1/messages.js';
 import {
   CompactionSettings,
   ConversationResponse,
   CreateConversationBody,
   UpdateConversationBody,
-} from './conversations-schema.js';
+} from '../../contracts/v1/conversations.js';
 import { ConfirmationResponse, eventStreamResponse } from './shared/common-responses.js';
 import { errorResponses } from './shared/error-responses.js';
 

@@ -7,13 +7,13 @@ import type { AppServices } from '../../services/index.js';
 import { passageToWire } from '../../services/archival/archival-wire.js';
 import { DUPLICATE_HANDLING, uploadTooLarge, type UploadInput } from '../../services/folders/folder-service.js';
 import { fileToWire, folderStatsToWire, folderToWire } from '../../services/folders/folder-wire.js';
-import { EmbeddingConfigSchema, Metadata } from './agents/schemas.js';
-import { pageOf, pageQuery } from '../shared/paging.js';
-import { PassageResponse } from './archives-schema.js';
-import { FileMetadataResponse, FolderResponse, FolderStatsResponse } from './folders-schema.js';
+import { EmbeddingConfigSchema, Metadata } from '../../contracts/v1/agent-config.js';
+import { pageOf, pageQuery } from '../../contracts/shared/paging.js';
+import { PassageResponse } from '../../contracts/v1/archives.js';
+import { FileMetadataResponse, FolderResponse, FolderStatsResponse } from '../../contracts/v1/folders.js';
 import { CountResponse, NoContentResponse, NullResponse } from './shared/common-responses.js';
 import { errorResponses } from './shared/error-responses.js';
-import { queryBoolean } from '../shared/query.js';
+import { queryBoolean } from '../../contracts/shared/query.js';
 
 export type FolderRouteSettings = { maxUploadBytes: number };
 

@@ -7,10 +7,10 @@ import { runFailureError, UnprocessableError } from '../../errors.js';
 import type { AppServices } from '../../services/index.js';
 import { groupToWire } from '../../services/groups/group-wire.js';
 import { collectRunResponse, streamRunOutput } from '../../services/runs/run-output.js';
-import { pageOf } from '../shared/paging.js';
+import { pageOf } from '../../contracts/shared/paging.js';
 import { AgentParams } from './agents/agents.js';
 import { UpdateMessageBody } from './agents/message-history.js';
-import { LettaMessageResponse, LettaResponse, type LettaResponseWire } from './agents/message-schema.js';
+import { LettaMessageResponse, LettaResponse, type LettaResponseWire } from '../../contracts/v1/messages.js';
 import { SendMessageBody, StreamMessageBody, toRunRequest } from './agents/messages.js';
 import {
   CreateGroupBody,
@@ -21,7 +21,7 @@ import {
   ManagerType,
   ResetGroupMessagesBody,
   UpdateGroupBody,
-} from './groups-schema.js';
+} from '../../contracts/v1/groups.js';
 import { ConfirmationResponse, CountResponse, eventStreamResponse, NullResponse } from './shared/common-responses.js';
 import { errorResponses } from './shared/error-responses.js';
 

@@ -5,10 +5,10 @@ import type { AppServices } from '../../services/index.js';
 import { agentToWire, blockToWire } from '../../services/agents/agent-wire.js';
 import { identityToWire } from '../../services/identities/identity-wire.js';
 import { AgentParams, IncludeQuery } from './agents/agents.js';
-import { pageOf, pageQuery } from '../shared/paging.js';
-import { IdentityProperty, IdentityResponse, IdentityType } from './identities-schema.js';
-import { AgentResponse } from './agents/agent-schema.js';
-import { BlockResponse } from './blocks-schema.js';
+import { pageOf, pageQuery } from '../../contracts/shared/paging.js';
+import { IdentityProperty, IdentityResponse, IdentityType } from '../../contracts/v1/identities.js';
+import { AgentResponse } from '../../contracts/v1/agents.js';
+import { BlockResponse } from '../../contracts/v1/blocks.js';
 import { CountResponse, NullResponse } from './shared/common-responses.js';
 import { errorResponses } from './shared/error-responses.js';
 

@@ -4,9 +4,9 @@ import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { agentToWire, blockToWire } from '../../services/agents/agent-wire.js';
 import { BlockAgentsQuery, BlockParams, CreateBlockBody, ListBlocksQuery, blockFilter } from './blocks.js';
-import { pageOf } from '../shared/paging.js';
-import { AgentResponse } from './agents/agent-schema.js';
-import { BlockResponse } from './blocks-schema.js';
+import { pageOf } from '../../contracts/shared/paging.js';
+import { AgentResponse } from '../../contracts/v1/agents.js';
+import { BlockResponse } from '../../contracts/v1/blocks.js';
 import { NullResponse } from './shared/common-responses.js';
 import { errorResponses } from './shared/error-responses.js';
 

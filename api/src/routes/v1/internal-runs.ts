@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { runToWire } from '../../services/runs/run-wire.js';
-import { pageOf } from '../shared/paging.js';
-import { QueryDate } from '../shared/query.js';
-import { StopReason } from './agents/message-schema.js';
-import { RunResponse } from './runs-schema.js';
+import { pageOf } from '../../contracts/shared/paging.js';
+import { QueryDate } from '../../contracts/shared/query.js';
+import { StopReason } from '../../contracts/v1/messages.js';
+import { RunResponse } from '../../contracts/v1/runs.js';
 import { booleanQuery, csv, RunListQuery, runFilterOf } from './runs.js';
 import { errorResponses } from './shared/error-responses.js';
 

@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { agentToWire, blockToWire } from '../../services/agents/agent-wire.js';
-import { queryList } from '../shared/query.js';
-import { AgentResponse } from './agents/agent-schema.js';
+import { queryList } from '../../contracts/shared/query.js';
+import { AgentResponse } from '../../contracts/v1/agents.js';
 import { CreateAgentBody } from './agents/agents.js';
 import { BLOCK_TEXT_STRIPPED_OF_NUL, CreateBlockBody } from './blocks.js';
-import { BlockResponse } from './blocks-schema.js';
+import { BlockResponse } from '../../contracts/v1/blocks.js';
 import { errorResponses } from './shared/error-responses.js';
 
 /** What every entity a template deployment creates names: its template, the template it derives from, the deployment, its entity. */

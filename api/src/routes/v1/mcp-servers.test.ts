@@ -11,6 +11,7 @@ import { parseApiConfig } from '../../config.js';
 import { createServices } from '../../services/index.js';
 import { createNotificationHub, type NotificationHub } from '../../services/runs/notification-hub.js';
 import { loopbackEgress } from '@engram/testing/egress';
+import { sandboxedStdio } from '@engram/testing/mcp-stdio';
 
 const { stack, model, clientFor, stop } = await startAgentTestContext();
 const fixtures: FixtureHttpServer[] = [];
@@ -151,6 +152,7 @@ describe('MCP timeouts', () => {
       secrets: createSecretBox(randomBytes(32).toString('base64')),
       baseProviders: [],
       egress: loopbackEgress(),
+      mcpStdio: sandboxedStdio(loopbackEgress()),
       notifications,
       mcpConnections: createMcpConnectionPool({ timeouts: { connectMs: 5_000, listToolsMs: 5_000, callToolMs: 500 } }),
     });

@@ -8,10 +8,10 @@ import { toolToWire } from '../../services/agents/agent-wire.js';
 import { McpServerCreateBody, McpServerUpdateBody, ToolArgumentsBody } from '../../services/mcp/mcp-server-input.js';
 import { mcpServerToWire, mcpToolToWire } from '../../services/mcp/mcp-wire.js';
 import type { McpConnectEvent } from '../../services/mcp/mcp-oauth-service.js';
-import { McpServerResponse, ToolSyncSummaryResponse } from './mcp-servers-schema.js';
+import { McpServerResponse, ToolSyncSummaryResponse } from '../../contracts/v1/mcp-servers.js';
 import { eventStreamResponse, NoContentResponse } from './shared/common-responses.js';
 import { errorResponses } from './shared/error-responses.js';
-import { ToolExecutionResult, ToolResponse } from './tools-schema.js';
+import { ToolExecutionResult, ToolResponse } from '../../contracts/v1/tools.js';
 
 const ServerParams = z.object({ mcp_server_id: z.string() });
 const ServerToolParams = z.object({ mcp_server_id: z.string(), tool_id: z.string() });

@@ -4,9 +4,9 @@ import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { internalMessageToWire } from '../../services/archival/archival-wire.js';
 import { batchItemToWire, batchToWire } from '../../services/batches/batch-wire.js';
-import { pageOf, pageQuery } from '../shared/paging.js';
+import { pageOf, pageQuery } from '../../contracts/shared/paging.js';
 import { AsyncMessageBody, toRunRequest } from './agents/messages.js';
-import { InternalMessageResponse } from './shared/internal-message-schema.js';
+import { InternalMessageResponse } from '../../contracts/v1/internal-messages.js';
 import { errorResponses } from './shared/error-responses.js';
 
 const BatchParams = z.object({ batch_id: z.string() });

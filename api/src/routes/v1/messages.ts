@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
-import { cursorId } from '../shared/input-rules.js';
-import { LettaMessageResponse, MessageType } from './agents/message-schema.js';
+import { cursorId } from '../../contracts/shared/input-limits.js';
+import { LettaMessageResponse, MessageType } from '../../contracts/v1/messages.js';
 import { errorResponses } from './shared/error-responses.js';
 
 /** The organization's messages across agents and conversations, and one message by id. */

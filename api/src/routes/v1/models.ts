@@ -5,8 +5,8 @@ import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import type { UnreachableProvider } from '../../services/models/model-service.js';
 import { embeddingModelToWire, modelToWire } from '../../services/models/model-wire.js';
-import { queryList } from '../shared/query.js';
-import { EmbeddingModelResponse, ModelResponse, ProviderCategory } from './models-schema.js';
+import { queryList } from '../../contracts/shared/query.js';
+import { EmbeddingModelResponse, ModelResponse, ProviderCategory } from '../../contracts/v1/models.js';
 import { errorResponses } from './shared/error-responses.js';
 
 const ListModelsQuery = z.object({

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { passageSearchResultToWire } from '../../services/archival/archival-wire.js';
-import { PassageSearchResultResponse } from './archives-schema.js';
+import { PassageSearchResultResponse } from '../../contracts/v1/archives.js';
 import { errorResponses } from './shared/error-responses.js';
 
 const PassageSearchBody = z.strictObject({

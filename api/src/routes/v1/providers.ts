@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { providerToWire } from '../../services/providers/provider-wire.js';
-import { pageOf, pageQuery } from '../shared/paging.js';
-import { ProviderType } from './models-schema.js';
-import { ProviderResponse } from './providers-schema.js';
+import { pageOf, pageQuery } from '../../contracts/shared/paging.js';
+import { ProviderType } from '../../contracts/v1/models.js';
+import { ProviderResponse } from '../../contracts/v1/providers.js';
 import { ConfirmationResponse } from './shared/common-responses.js';
 import { errorResponses } from './shared/error-responses.js';
 

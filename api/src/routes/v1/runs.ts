@@ -8,10 +8,10 @@ import type { RunFilter } from '../../services/runs/run-service.js';
 import { runMetricsToWire, runToJob, runToWire, runUsageToWire, stepToWire } from '../../services/runs/run-wire.js';
 import { batchToJob } from '../../services/batches/batch-wire.js';
 import type { Job } from '../../services/runs/job-service.js';
-import { pageOf, pageQuery } from '../shared/paging.js';
-import { LettaMessageResponse } from './agents/message-schema.js';
-import { JobResponse, RunMetricsResponse, RunResponse, RunUsageResponse } from './runs-schema.js';
-import { StepResponse } from './steps-schema.js';
+import { pageOf, pageQuery } from '../../contracts/shared/paging.js';
+import { LettaMessageResponse } from '../../contracts/v1/messages.js';
+import { JobResponse, RunMetricsResponse, RunResponse, RunUsageResponse } from '../../contracts/v1/runs.js';
+import { StepResponse } from '../../contracts/v1/steps.js';
 import { eventStreamResponse } from './shared/common-responses.js';
 import { errorResponses } from './shared/error-responses.js';
 

@@ -9,8 +9,8 @@ import {
   sandboxTypeOf,
 } from '../../services/sandbox/sandbox-settings.js';
 import { sandboxConfigToWire, sandboxVariableToWire } from '../../services/sandbox/sandbox-wire.js';
-import { SandboxConfigResponse, SandboxVariableResponse } from './sandbox-config-schema.js';
-import { cursorId } from '../shared/input-rules.js';
+import { SandboxConfigResponse, SandboxVariableResponse } from '../../contracts/v1/sandbox-config.js';
+import { cursorId } from '../../contracts/shared/input-limits.js';
 import { NoContentResponse } from './shared/common-responses.js';
 import { errorResponses } from './shared/error-responses.js';
 

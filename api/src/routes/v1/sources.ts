@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { fileToWire, sourceToWire } from '../../services/folders/folder-wire.js';
-import { queryBoolean } from '../shared/query.js';
-import { cursorId } from '../shared/input-rules.js';
+import { queryBoolean } from '../../contracts/shared/query.js';
+import { cursorId } from '../../contracts/shared/input-limits.js';
 import {
   CreateFolderBody,
   IncludeContentQuery,
@@ -13,7 +13,7 @@ import {
   registerUploadParsing,
   type FolderRouteSettings,
 } from './folders.js';
-import { FileMetadataResponse, SourceResponse } from './folders-schema.js';
+import { FileMetadataResponse, SourceResponse } from '../../contracts/v1/folders.js';
 import { errorResponses } from './shared/error-responses.js';
 
 const SourceParams = z.object({ source_id: z.string() });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { stepToWire } from '../../services/runs/run-wire.js';
-import { StepResponse } from './steps-schema.js';
+import { StepResponse } from '../../contracts/v1/steps.js';
 import { errorResponses } from './shared/error-responses.js';
 
 const StepTransactionParams = z.object({ step_id: z.string(), transaction_id: z.string() });

@@ -4,10 +4,10 @@ import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { stepToWire } from '../../services/runs/run-wire.js';
 import { stepMetricsToWire, stepTraceToWire } from '../../services/steps/step-wire.js';
-import { pageOf, pageQuery } from '../shared/paging.js';
-import { QueryDate, queryBoolean, queryList } from '../shared/query.js';
-import { LettaMessageResponse } from './agents/message-schema.js';
-import { ProviderTraceResponse, StepFeedback, StepMetricsResponse, StepResponse } from './steps-schema.js';
+import { pageOf, pageQuery } from '../../contracts/shared/paging.js';
+import { QueryDate, queryBoolean, queryList } from '../../contracts/shared/query.js';
+import { LettaMessageResponse } from '../../contracts/v1/messages.js';
+import { ProviderTraceResponse, StepFeedback, StepMetricsResponse, StepResponse } from '../../contracts/v1/steps.js';
 import { errorResponses } from './shared/error-responses.js';
 
 const StepParams = z.object({ step_id: z.string() });

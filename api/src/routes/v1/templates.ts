@@ -4,7 +4,7 @@ import { isTemplateAgentText } from '@engram/core/templates/snapshot';
 import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import type { MigrationView } from '../../services/templates/types.js';
-import { queryBoolean } from '../shared/query.js';
+import { queryBoolean } from '../../contracts/shared/query.js';
 import { errorResponses } from './shared/error-responses.js';
 import {
   CreateAgentsResponse,
@@ -13,7 +13,7 @@ import {
   TemplateResponse,
   TemplateVersionResponse,
   templateToWire,
-} from './templates-schema.js';
+} from '../../contracts/v1/templates.js';
 
 const TemplateParams = z.object({ template: z.string().min(1) });
 

@@ -8,9 +8,9 @@ import { LegacyServerConfigBody, LegacyServerUpdateBody, ToolArgumentsBody } fro
 import { mcpServerToLegacyConfig, mcpToolToWire } from '../../services/mcp/mcp-wire.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { CONNECT_EVENTS, oauthCallbackBase, streamConnectEvents } from './mcp-servers.js';
-import { LegacyMcpServerConfig, McpOAuthCallbackResponse, McpServerTestResponse, McpToolResponse, ToolSyncSummaryResponse } from './mcp-servers-schema.js';
+import { LegacyMcpServerConfig, McpOAuthCallbackResponse, McpServerTestResponse, McpToolResponse, ToolSyncSummaryResponse } from '../../contracts/v1/mcp-servers.js';
 import { errorResponses } from './shared/error-responses.js';
-import { ToolExecutionResult, ToolResponse } from './tools-schema.js';
+import { ToolExecutionResult, ToolResponse } from '../../contracts/v1/tools.js';
 
 const ServerParams = z.object({ mcp_server_name: z.string() });
 const RegisterParams = z.object({ mcp_server_name: z.string(), mcp_tool_name: z.string() });

@@ -4,11 +4,11 @@ import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { toolToWire } from '../../services/agents/agent-wire.js';
 import { EnvironmentVariableName, EnvironmentVariableValue, PipRequirementSchema } from '../../services/sandbox/sandbox-settings.js';
-import { pageOf, pageQuery } from '../shared/paging.js';
-import { queryBoolean, queryList } from '../shared/query.js';
+import { pageOf, pageQuery } from '../../contracts/shared/paging.js';
+import { queryBoolean, queryList } from '../../contracts/shared/query.js';
 import { CountResponse, NullResponse } from './shared/common-responses.js';
 import { errorResponses } from './shared/error-responses.js';
-import { GeneratedToolResponse, ToolJsonSchemaResponse, ToolResponse, ToolRunResponse, ToolSearchResultResponse } from './tools-schema.js';
+import { GeneratedToolResponse, ToolJsonSchemaResponse, ToolResponse, ToolRunResponse, ToolSearchResultResponse } from '../../contracts/v1/tools.js';
 
 const ToolParams = z.object({ tool_id: z.string() });
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMTPServer } from 'smtp-server';
 import { OutboxMessage } from '@engram/db';
 import { reservePort, startTestStack, type TestStack } from '@engram/testing';
-import { ConfigError } from '@engram/temporal';
+import { ConfigError } from '@engram/temporal/client';
 import { parseApiConfig } from '../../config.js';
 import { createSmtpNotifier } from '@engram/integrations/notifications';
 

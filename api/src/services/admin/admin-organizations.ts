@@ -15,7 +15,7 @@ import {
   type Role,
   VISIBLE_AGENT,
 } from '@engram/db';
-import type { AgentRunClient } from '@engram/temporal';
+import type { AgentRunClient } from '@engram/temporal/client';
 import { badRequest, ConflictError, NotFoundError } from '../../errors.js';
 import { insertOrganizationRecords } from '../tenancy/organizations.js';
 

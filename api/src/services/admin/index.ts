@@ -1,5 +1,5 @@
 import type { Database, User } from '@engram/db';
-import type { AgentRunClient } from '@engram/temporal';
+import type { AgentRunClient } from '@engram/temporal/client';
 import type { RateLimiter } from '../accounts/rate-limiter.js';
 import { createAdminBillingService, type PaymentAccountSource } from './admin-billing.js';
 import { createAdminGiftCodeService } from './admin-gift-codes.js';

@@ -8,7 +8,7 @@ import {
   Metadata,
   ResponseFormatSchema,
   ToolRuleSchema,
-} from '../../routes/v1/agents/schemas.js';
+} from '../../contracts/v1/agent-config.js';
 import { isValidAgentName } from '../agents/agent-names.js';
 import { EnvironmentVariableName, PipRequirementSchema } from '../sandbox/sandbox-settings.js';
 import { DEFAULT_RETURN_CHAR_LIMIT } from '../tools/tool-service.js';

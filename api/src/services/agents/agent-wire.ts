@@ -4,11 +4,11 @@ import { fileViewLimitsOf, type StoredMessage } from '@engram/core';
 import type { Block, FileAgent, Tool } from '@engram/db';
 import type { AgentSecret, AgentView } from './agent-views.js';
 import type { ContextWindowOverview } from './context-window-service.js';
-import type { AgentWire, ContextWindowWire, FileBlockWire, MemoryWire } from '../../routes/v1/agents/agent-schema.js';
-import type { BlockWire } from '../../routes/v1/blocks-schema.js';
-import type { EmbeddingConfigWire, LlmConfigWire } from '../../routes/v1/models-schema.js';
-import type { InternalMessageWire } from '../../routes/v1/shared/internal-message-schema.js';
-import type { ToolWire } from '../../routes/v1/tools-schema.js';
+import type { AgentWire, ContextWindowWire, FileBlockWire, MemoryWire } from '../../contracts/v1/agents.js';
+import type { BlockWire } from '../../contracts/v1/blocks.js';
+import type { EmbeddingConfigWire, LlmConfigWire } from '../../contracts/v1/models.js';
+import type { InternalMessageWire } from '../../contracts/v1/internal-messages.js';
+import type { ToolWire } from '../../contracts/v1/tools.js';
 import { groupToWire } from '../groups/group-wire.js';
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);

@@ -8,9 +8,9 @@ import type {
   MessageSearchResultWire,
   PassageSearchResultWire,
   PassageWire,
-} from '../../routes/v1/archives-schema.js';
-import type { EmbeddingConfigWire } from '../../routes/v1/models-schema.js';
-import type { InternalMessageWire } from '../../routes/v1/shared/internal-message-schema.js';
+} from '../../contracts/v1/archives.js';
+import type { EmbeddingConfigWire } from '../../contracts/v1/models.js';
+import type { InternalMessageWire } from '../../contracts/v1/internal-messages.js';
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 

@@ -1,6 +1,6 @@
 import type { RunRequest } from '@engram/core';
 import { Agent, Message, MessageBatch, MessageBatchItem, newId, type Database } from '@engram/db';
-import type { MessageBatchClient } from '@engram/temporal';
+import type { MessageBatchClient } from '@engram/temporal/client';
 import { ConflictError, NotFoundError, ServiceUnavailableError, UnprocessableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { keysetPage, type PageRequest } from '../shared/paging.js';

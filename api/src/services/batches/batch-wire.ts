@@ -1,5 +1,5 @@
 import type { MessageBatchItem } from '@engram/db';
-import type { JobWire } from '../../routes/v1/runs-schema.js';
+import type { JobWire } from '../../contracts/v1/runs.js';
 import type { BatchWithCounts } from './batch-service.js';
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);

@@ -1,5 +1,5 @@
 import type { Conversation } from '@engram/db';
-import type { ConversationWire } from '../../routes/v1/conversations-schema.js';
+import type { ConversationWire } from '../../contracts/v1/conversations.js';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 

@@ -11,7 +11,7 @@ import {
   type DatasetMessage,
   type DatasetScorer,
 } from '@engram/db';
-import type { DatasetRunClient } from '@engram/temporal';
+import type { DatasetRunClient } from '@engram/temporal/client';
 import { ConsoleError, NotFoundError, UnprocessableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import type { OrganizationService } from '../tenancy/organizations.js';

@@ -16,7 +16,7 @@ import {
 } from '@engram/db';
 import { LOCAL_EMBEDDING_CONFIG, LOCAL_EMBEDDING_HANDLE } from '@engram/integrations/archival';
 import { ACCEPTED_EXTENSIONS, fileTypeFor } from '@engram/integrations/files';
-import type { FileIngestionClient } from '@engram/temporal';
+import type { FileIngestionClient } from '@engram/temporal/client';
 import type { Knex } from 'knex';
 import { UniqueViolationError } from 'objection';
 import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../errors.js';

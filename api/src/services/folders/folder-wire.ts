@@ -1,8 +1,8 @@
 import type { Source, SourceFile } from '@engram/db';
 import { withoutFolderPrefix } from './file-names.js';
 import type { AgentFileView, FolderStats } from './types.js';
-import type { AgentFileWire, FileMetadataWire, FolderStatsWire, FolderWire, SourceWire } from '../../routes/v1/folders-schema.js';
-import type { EmbeddingConfigWire } from '../../routes/v1/models-schema.js';
+import type { AgentFileWire, FileMetadataWire, FolderStatsWire, FolderWire, SourceWire } from '../../contracts/v1/folders.js';
+import type { EmbeddingConfigWire } from '../../contracts/v1/models.js';
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 

@@ -1,6 +1,6 @@
 import { toLettaMessages, type AgentType, type LettaMessage, type RunRequest } from '@engram/core';
 import { Agent, Group, GroupAgent, GroupTurn, Message, newId, recompileSystemMessage, Run, toStoredMessage, type Database } from '@engram/db';
-import type { GroupTurnClient } from '@engram/temporal';
+import type { GroupTurnClient } from '@engram/temporal/client';
 import type { Knex } from 'knex';
 import { ConflictError, NotFoundError, ServiceUnavailableError, UnprocessableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';

@@ -22,7 +22,7 @@ import {
   type ManagerConfigInput,
   type ManagerConfigUpdateInput,
   type UpdateGroupInput,
-} from '../../routes/v1/groups-schema.js';
+} from '../../contracts/v1/groups.js';
 import { keysetPage, type PageRequest } from '../shared/paging.js';
 import type { OrganizationService } from '../tenancy/organizations.js';
 import type { AdmitGroup, GroupView, SleeptimeGroups } from './types.js';

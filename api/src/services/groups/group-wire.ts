@@ -1,4 +1,4 @@
-import type { GroupWire } from '../../routes/v1/groups-schema.js';
+import type { GroupWire } from '../../contracts/v1/groups.js';
 import type { GroupView } from './types.js';
 
 /** The wire `Group`. */

@@ -1,4 +1,4 @@
-import type { IdentityWire } from '../../routes/v1/identities-schema.js';
+import type { IdentityWire } from '../../contracts/v1/identities.js';
 import type { IdentityView } from './identity-views.js';
 
 /** The wire `Identity` of the public API. */

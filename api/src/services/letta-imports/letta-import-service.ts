@@ -1,7 +1,7 @@
 import { LettaImport, newId, type Database, type SecretBox } from '@engram/db';
 import { egressRefusalOf, type EgressPolicy } from '@engram/integrations/egress';
 import { createLettaSource, importProgress, LettaSourceError, normalizeSourceUrl } from '@engram/integrations/letta-import';
-import type { LettaImportClient } from '@engram/temporal';
+import type { LettaImportClient } from '@engram/temporal/client';
 import { NotFoundError, UnprocessableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import type { OrganizationService } from '../tenancy/organizations.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpOAuthSession, McpServer, newMcpOAuthSessionId, type Database, type SecretBox } from '@engram/db';
-import { probeMcpServer, type McpConnectionPool, McpServerError, beginMcpAuthorization, completeMcpAuthorization, createMcpOAuthProvider, type McpOAuthState, assessToolHealth, type McpTransportConfig } from '@engram/integrations/mcp';
+import { probeMcpServer, type McpConnectionPool, McpServerError, beginMcpAuthorization, completeMcpAuthorization, createMcpOAuthProvider, type McpOAuthState, assessToolHealth, type McpTransportConfig, type McpStdioPolicy } from '@engram/integrations/mcp';
 import type { RequestContext } from '../../http/request-context.js';
 import type { McpServerConfigInput } from './mcp-server-input.js';
 import type { McpServerService } from './mcp-server-service.js';
@@ -29,6 +29,8 @@ export type McpOAuthServiceDeps = {
   registry: McpToolRegistry;
   /** Discovery, registration and token requests of the OAuth flow go through it, as the server's own requests do. */
   egress: EgressPolicy;
+  /** A stdio configuration being tried out is refused (422) where the organization may not run one. */
+  stdio: McpStdioPolicy;
   /** How long a user has to authorize, and how often the stream looks for the callback. */
   authorizationTimeoutMs?: number;
   pollIntervalMs?: number;
@@ -189,7 +191,7 @@ export function createMcpOAuthService(deps: McpOAuthServiceDeps) {
      */
     async connect(ctx: RequestContext, target: McpConnectTarget, callbackBase: string): Promise<(signal: AbortSignal) => AsyncGenerator<McpConnectEvent>> {
       const serverName = 'server' in target ? target.server.serverName : target.serverName;
-      const config = 'server' in target ? servers.targetFor(target.server).config : await transportConfigOf(deps.egress, ctx, target.config);
+      const config = 'server' in target ? servers.targetFor(target.server).config : await transportConfigOf(deps, ctx, target.config);
       return (signal) => connectEvents(ctx, target, serverName, config, callbackBase, signal);
     },
 

@@ -25,9 +25,14 @@ export type ServerUrlField = readonly ['body', 'server_url'] | readonly ['body',
 const LEGACY_URL_FIELD = ['body', 'server_url'] as const;
 const CONFIG_URL_FIELD = ['body', 'config', 'server_url'] as const;
 
+/** Where a body puts a stdio server's `command` (for a 422 naming it). */
+export type CommandField = readonly ['body', 'command'] | readonly ['body', 'config', 'command'] | readonly ['body', 'stdio_config', 'command'];
+const LEGACY_COMMAND_FIELD = ['body', 'command'] as const;
+const CONFIG_COMMAND_FIELD = ['body', 'config', 'command'] as const;
+
 /** A complete server configuration, normalized. */
 export type McpServerConfigInput =
-  | { type: 'stdio'; command: string; args: string[]; env: Record<string, string> | null }
+  | { type: 'stdio'; command: string; commandField: CommandField; args: string[]; env: Record<string, string> | null }
   | {
       type: 'sse' | 'streamable_http';
       serverUrl: string;
@@ -42,7 +47,7 @@ export type McpServerCreateInput = { serverName: string; config: McpServerConfig
 type StdioParsed = { command: string; args: string[]; env?: Record<string, string> | null | undefined };
 type RemoteParsed = { type: 'sse' | 'streamable_http'; server_url: string; auth_header?: string | null | undefined; auth_token?: string | null | undefined; custom_headers?: Record<string, string> | null | undefined };
 
-const stdioConfig = (parsed: StdioParsed): McpServerConfigInput => ({ type: 'stdio', command: parsed.command, args: parsed.args, env: parsed.env ?? null });
+const stdioConfig = (parsed: StdioParsed, commandField: CommandField): McpServerConfigInput => ({ type: 'stdio', command: parsed.command, commandField, args: parsed.args, env: parsed.env ?? null });
 const remoteConfig = (parsed: RemoteParsed, serverUrlField: ServerUrlField): McpServerConfigInput => ({
   type: parsed.type,
   serverUrl: parsed.server_url,
@@ -58,11 +63,11 @@ export const LegacyServerConfigBody = z
     z.object({ server_name: ServerName, type: z.literal('stdio').optional(), ...stdioFields }),
     z.object({ server_name: ServerName, type: RemoteType.default('sse'), ...remoteFields }),
   ])
-  .transform((body): McpServerCreateInput => ({ serverName: body.server_name, config: 'command' in body ? stdioConfig(body) : remoteConfig(body, LEGACY_URL_FIELD) }));
+  .transform((body): McpServerCreateInput => ({ serverName: body.server_name, config: 'command' in body ? stdioConfig(body, LEGACY_COMMAND_FIELD) : remoteConfig(body, LEGACY_URL_FIELD) }));
 
 /** `CreateStdioMcpServer | CreateSseMcpServer | CreateStreamableHTTPMcpServer` of `/mcp-servers`. */
 const McpServerConfigBody = z.union([
-  z.object({ mcp_server_type: z.literal('stdio').optional(), ...stdioFields }).transform(stdioConfig),
+  z.object({ mcp_server_type: z.literal('stdio').optional(), ...stdioFields }).transform((body) => stdioConfig(body, CONFIG_COMMAND_FIELD)),
   z.object({ mcp_server_type: RemoteType.default('sse'), ...remoteFields }).transform((body) => remoteConfig({ ...body, type: body.mcp_server_type }, CONFIG_URL_FIELD)),
 ]);
 
@@ -82,6 +87,7 @@ export type McpServerUpdateInput = {
   env?: Record<string, string> | null | undefined;
   serverUrl?: string | undefined;
   serverUrlField: ServerUrlField;
+  commandField: CommandField;
   authHeader?: string | null | undefined;
   authToken?: string | null | undefined;
   customHeaders?: Record<string, string> | null | undefined;
@@ -99,13 +105,14 @@ const updateFields = {
 
 type UpdateFields = { [K in keyof typeof updateFields]?: z.infer<(typeof updateFields)[K]> };
 
-function updateOf(fields: UpdateFields, serverUrlField: ServerUrlField): McpServerUpdateInput {
+function updateOf(fields: UpdateFields, serverUrlField: ServerUrlField, commandField: CommandField): McpServerUpdateInput {
   return {
     command: fields.command ?? undefined,
     args: fields.args ?? undefined,
     env: fields.env,
     serverUrl: fields.server_url ?? undefined,
     serverUrlField,
+    commandField,
     authHeader: fields.auth_header,
     authToken: fields.auth_token,
     customHeaders: fields.custom_headers,
@@ -119,7 +126,7 @@ export const McpServerUpdateBody = z
     config: z.object({ mcp_server_type: z.enum(['stdio', 'sse', 'streamable_http']).nullish(), ...updateFields }).nullish(),
   })
   .transform((body): McpServerUpdateInput => ({
-    ...updateOf(body.config ?? {}, CONFIG_URL_FIELD),
+    ...updateOf(body.config ?? {}, CONFIG_URL_FIELD, CONFIG_COMMAND_FIELD),
     serverName: body.server_name ?? undefined,
     type: body.config?.mcp_server_type ?? undefined,
   }));
@@ -137,7 +144,11 @@ export const LegacyServerUpdateBody = z
     stdio_config: z.object({ command: z.string().min(1), args: z.array(z.string()).default([]), env: Environment.nullish() }).partial().nullish(),
   })
   .transform((body): McpServerUpdateInput => ({
-    ...updateOf({ ...body, ...(body.stdio_config ?? {}), auth_token: body.auth_token === undefined ? body.token : body.auth_token }, LEGACY_URL_FIELD),
+    ...updateOf(
+      { ...body, ...(body.stdio_config ?? {}), auth_token: body.auth_token === undefined ? body.token : body.auth_token },
+      LEGACY_URL_FIELD,
+      body.stdio_config ? ['body', 'stdio_config', 'command'] : LEGACY_COMMAND_FIELD,
+    ),
     serverName: body.server_name ?? undefined,
     type: body.type ?? undefined,
   }));

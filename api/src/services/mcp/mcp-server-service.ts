@@ -1,5 +1,5 @@
 import { McpOAuthSession, McpServer, maskSecret, newMcpServerId, type Database, type SecretBox } from '@engram/db';
-import { type McpConnectionPool, type McpServerTarget, McpServerError, createServerTargets, openServerSecrets, type McpServerSecrets } from '@engram/integrations/mcp';
+import { type McpConnectionPool, type McpServerTarget, McpServerError, createServerTargets, openServerSecrets, type McpServerSecrets, type McpStdioPolicy } from '@engram/integrations/mcp';
 import type { Knex } from 'knex';
 import { UniqueViolationError } from 'objection';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
@@ -8,8 +8,9 @@ import type { McpServerConfigInput, McpServerCreateInput, McpServerUpdateInput }
 import type { McpToolRegistry } from './mcp-tool-registry.js';
 import type { EgressPolicy } from '@engram/integrations/egress';
 import { assertReachableUrl } from '../shared/egress.js';
+import { assertMayRunStdio } from './mcp-stdio-gate.js';
 
-export type McpServerServiceDeps = { db: Database; secrets: SecretBox; connections: McpConnectionPool; registry: McpToolRegistry; egress: EgressPolicy };
+export type McpServerServiceDeps = { db: Database; secrets: SecretBox; connections: McpConnectionPool; registry: McpToolRegistry; egress: EgressPolicy; stdio: McpStdioPolicy };
 
 /** The settings of each transport family, by their names on the wire. */
 const STDIO_FIELDS = { command: 'command', args: 'args', env: 'env' } as const;
@@ -30,7 +31,7 @@ function unlessMaskedValues(incoming: Record<string, string>, stored: Record<str
  */
 export function createMcpServerService(deps: McpServerServiceDeps) {
   const { db, secrets, connections, registry } = deps;
-  const targets = createServerTargets({ db, secrets, egress: deps.egress });
+  const targets = createServerTargets({ db, secrets, egress: deps.egress, stdio: deps.stdio });
 
   const seal = (value: string | null) => (value === null ? null : secrets.encrypt(value));
   const sealJson = (value: Record<string, string> | null) => (value === null ? null : secrets.encrypt(JSON.stringify(value)));
@@ -133,7 +134,8 @@ export function createMcpServerService(deps: McpServerServiceDeps) {
     },
 
     async create(ctx: RequestContext, input: McpServerCreateInput): Promise<McpServer> {
-      if (input.config.type !== 'stdio') await assertReachableUrl(deps.egress, ctx.organizationId, input.config.serverUrl, [...input.config.serverUrlField]);
+      if (input.config.type === 'stdio') assertMayRunStdio(deps.stdio, ctx.organizationId, input.config.commandField);
+      else await assertReachableUrl(deps.egress, ctx.organizationId, input.config.serverUrl, [...input.config.serverUrlField]);
       let server: McpServer;
       try {
         server = await db.transaction(async (trx) => {
@@ -163,6 +165,8 @@ export function createMcpServerService(deps: McpServerServiceDeps) {
 
     async update(ctx: RequestContext, server: McpServer, input: McpServerUpdateInput): Promise<McpServer> {
       const columns = updateColumns(server, openServerSecrets(server, secrets), input);
+      // A rename is harmless; what the server runs is not.
+      if (server.serverType === 'stdio' && [input.command, input.args, input.env].some((value) => value !== undefined)) assertMayRunStdio(deps.stdio, ctx.organizationId, input.commandField);
       if (input.serverUrl !== undefined) await assertReachableUrl(deps.egress, ctx.organizationId, input.serverUrl, [...input.serverUrlField]);
       const previousName = server.serverName;
       try {

@@ -1,5 +1,17 @@
 import type { Database, McpServer, Tool } from '@engram/db';
-import { type McpTool, probeMcpServer, type McpConnectionPool, McpServerError, mcpToolLink, requestHeaders, assessToolHealth, type McpToolHealth, toolOutcome, type McpTransportConfig } from '@engram/integrations/mcp';
+import {
+  type McpTool,
+  probeMcpServer,
+  type McpConnectionPool,
+  McpServerError,
+  mcpToolLink,
+  requestHeaders,
+  assessToolHealth,
+  type McpToolHealth,
+  toolOutcome,
+  type McpTransportConfig,
+  type McpStdioPolicy,
+} from '@engram/integrations/mcp';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import type { AgentToolService } from '../agents/agent-tools-service.js';
@@ -10,6 +22,7 @@ import type { McpServerService } from './mcp-server-service.js';
 import type { McpToolRegistry, ToolSyncSummary } from './mcp-tool-registry.js';
 import type { EgressPolicy } from '@engram/integrations/egress';
 import { assertReachableUrl } from '../shared/egress.js';
+import { assertMayRunStdio } from './mcp-stdio-gate.js';
 
 export type McpToolServiceDeps = {
   db: Database;
@@ -18,6 +31,7 @@ export type McpToolServiceDeps = {
   registry: McpToolRegistry;
   agentTools: Pick<AgentToolService, 'attachTool'>;
   egress: EgressPolicy;
+  stdio: McpStdioPolicy;
 };
 
 export type CheckedMcpTool = { tool: McpTool; health: McpToolHealth };
@@ -32,12 +46,20 @@ export type McpToolExecutionResult = {
   sandbox_config_fingerprint: null;
 };
 
+/** The policies a server's transport config comes under: egress for remote servers, the stdio policy for local ones. */
+export type TransportPolicies = { egress: EgressPolicy; stdio: McpStdioPolicy };
+
 /**
  * The transport config of a server that is only being tried out (not stored), for the organization trying it: its
- * URL is refused at once (422) where the egress policy would never reach it, and every request goes through the policy.
+ * URL is refused at once (422) where the egress policy would never reach it, and every request goes through the policy;
+ * a stdio server is refused at once (422) where the organization may not run one, and runs sandboxed where it may.
  */
-export async function transportConfigOf(egress: EgressPolicy, ctx: RequestContext, config: McpServerConfigInput): Promise<McpTransportConfig> {
-  if (config.type === 'stdio') return { type: 'stdio', command: config.command, args: config.args, env: config.env ?? {} };
+export async function transportConfigOf(policies: TransportPolicies, ctx: RequestContext, config: McpServerConfigInput): Promise<McpTransportConfig> {
+  const { egress } = policies;
+  if (config.type === 'stdio') {
+    assertMayRunStdio(policies.stdio, ctx.organizationId, config.commandField);
+    return { type: 'stdio', command: config.command, args: config.args, env: config.env ?? {}, launch: policies.stdio.launcherFor(ctx.organizationId) };
+  }
   await assertReachableUrl(egress, ctx.organizationId, config.serverUrl, [...config.serverUrlField]);
   return {
     type: config.type,
@@ -127,7 +149,7 @@ export function createMcpToolService(deps: McpToolServiceDeps) {
 
     /** Connects to a configuration without storing it and lists its tools. */
     async test(ctx: RequestContext, serverName: string, config: McpServerConfigInput): Promise<CheckedMcpTool[]> {
-      const transport = await transportConfigOf(deps.egress, ctx, config);
+      const transport = await transportConfigOf(deps, ctx, config);
       const live = await talkingToMcp(() => probeMcpServer(transport, serverName, connections.timeouts));
       return live.map((tool) => ({ tool, health: assessToolHealth(tool) }));
     },

@@ -1,6 +1,6 @@
 import { maskSecret, type McpServer } from '@engram/db';
 import type { McpTool, McpServerSecrets, McpToolHealth } from '@engram/integrations/mcp';
-import type { LegacyMcpServerConfigWire, McpServerWire, McpToolWire } from '../../routes/v1/mcp-servers-schema.js';
+import type { LegacyMcpServerConfigWire, McpServerWire, McpToolWire } from '../../contracts/v1/mcp-servers.js';
 
 const maskValues = (values: Record<string, string>) => Object.fromEntries(Object.entries(values).map(([key, value]) => [key, maskSecret(value)]));
 

@@ -1,5 +1,5 @@
 import type { AvailableEmbeddingModel, AvailableModel } from './model-service.js';
-import type { EmbeddingConfigWire, EmbeddingModelWire, LlmConfigWire, ModelWire } from '../../routes/v1/models-schema.js';
+import type { EmbeddingConfigWire, EmbeddingModelWire, LlmConfigWire, ModelWire } from '../../contracts/v1/models.js';
 import type { ProviderConnection } from '../providers/types.js';
 
 /** Base providers come from the operator's configuration, the others from the provider routes' enum: both are provider types. */

@@ -1,6 +1,6 @@
 import { maskSecret } from '@engram/db';
 import type { ProviderView } from './provider-service.js';
-import type { ProviderWire } from '../../routes/v1/providers-schema.js';
+import type { ProviderWire } from '../../contracts/v1/providers.js';
 
 const masked = (secret: string | null) => (secret === null ? null : maskSecret(secret));
 

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Agent, contextMessageIds, Conversation, Message, newId, Run, Step, type Database, type RunStatus, ofVisibleAgent } from '@engram/db';
 import type { QueryBuilder } from 'objection';
-import type { AgentRunClient } from '@engram/temporal';
+import type { AgentRunClient } from '@engram/temporal/client';
 import { runInputContent, type AgentType, type LettaMessage, type RunInput, type RunInputMessage, type RunRequest } from '@engram/core';
 import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';

@@ -1,6 +1,6 @@
 import type { Run, Step } from '@engram/db';
-import type { JobWire, RunMetricsWire, RunUsageWire, RunWire } from '../../routes/v1/runs-schema.js';
-import type { StepWire } from '../../routes/v1/steps-schema.js';
+import type { JobWire, RunMetricsWire, RunUsageWire, RunWire } from '../../contracts/v1/runs.js';
+import type { StepWire } from '../../contracts/v1/steps.js';
 import type { RunMetrics } from './run-service.js';
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);

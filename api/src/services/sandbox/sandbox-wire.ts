@@ -1,6 +1,6 @@
 import { maskSecret, type SandboxConfig } from '@engram/db';
 import type { SandboxVariableView } from './sandbox-config-service.js';
-import type { SandboxConfigWire, SandboxVariableWire } from '../../routes/v1/sandbox-config-schema.js';
+import type { SandboxConfigWire, SandboxVariableWire } from '../../contracts/v1/sandbox-config.js';
 
 /** The wire `SandboxConfig`. */
 export function sandboxConfigToWire(config: SandboxConfig): SandboxConfigWire {

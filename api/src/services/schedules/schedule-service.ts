@@ -1,6 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import { Agent, newId, ScheduledMessage, type Database, type MessageSchedule, type ScheduledMessagePayload } from '@engram/db';
-import type { ScheduledMessageClient } from '@engram/temporal';
+import type { ScheduledMessageClient } from '@engram/temporal/client';
 import { NotFoundError, ServiceUnavailableError, UnprocessableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { assertReachableUrl, type UrlGate } from '../shared/egress.js';

@@ -1,6 +1,6 @@
 import type { ModelRequest } from '@engram/core';
 import type { Step, StepTrace } from '@engram/db';
-import type { ProviderTraceWire, StepMetricsWire } from '../../routes/v1/steps-schema.js';
+import type { ProviderTraceWire, StepMetricsWire } from '../../contracts/v1/steps.js';
 import { providerPayload } from './provider-payload.js';
 
 const nanoseconds = (value: string | number | null) => (value === null ? null : Number(value));

@@ -22,7 +22,7 @@ import {
   type Database,
   VISIBLE_AGENT,
 } from '@engram/db';
-import type { TemplateMigrationClient } from '@engram/temporal';
+import type { TemplateMigrationClient } from '@engram/temporal/client';
 import { ConflictError, NotFoundError, UnprocessableError } from '../../errors.js';
 import type { RequestContext } from '../../http/request-context.js';
 import type { AgentFileService } from '../agent-files/agent-file-service.js';

@@ -5,9 +5,9 @@ import { requireContext } from '../../../http/auth.js';
 import type { AppServices } from '../../../services/index.js';
 import { EnvironmentVariableName, EnvironmentVariableValue } from '../../../services/sandbox/sandbox-settings.js';
 import { AgentParams } from './agents.js';
-import { queryBoolean } from '../../shared/query.js';
+import { queryBoolean } from '../../../contracts/shared/query.js';
 import { errorResponses } from '../shared/error-responses.js';
-import { AgentFileResponse, ImportedAgentsResponse } from './agent-file-schema.js';
+import { AgentFileResponse, ImportedAgentsResponse } from '../../../contracts/v1/agent-files.js';
 
 /** Agent files are for people to read too, so the export is indented (its own serializer, past the response schema's). */
 const indentedJson = (document: unknown) => JSON.stringify(document, null, 2);

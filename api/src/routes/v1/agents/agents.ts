@@ -14,13 +14,13 @@ import {
   ModelSettingsSchema,
   ResponseFormatSchema,
   ToolRuleSchema,
-} from './schemas.js';
-import { pageQuery } from '../../shared/paging.js';
-import { queryBoolean, queryList } from '../../shared/query.js';
+} from '../../../contracts/v1/agent-config.js';
+import { pageQuery } from '../../../contracts/shared/paging.js';
+import { queryBoolean, queryList } from '../../../contracts/shared/query.js';
 import { CountResponse, ConfirmationResponse } from '../shared/common-responses.js';
 import { errorResponses } from '../shared/error-responses.js';
-import { AgentResponse } from './agent-schema.js';
-import { SentContentPart } from './message-schema.js';
+import { AgentResponse } from '../../../contracts/v1/agents.js';
+import { SentContentPart } from '../../../contracts/v1/messages.js';
 
 export const AgentParams = z.object({ agent_id: z.string() });
 

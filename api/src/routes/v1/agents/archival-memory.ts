@@ -5,9 +5,9 @@ import type { AppServices } from '../../../services/index.js';
 import { archivalSearchToWire, passageToWire } from '../../../services/archival/archival-wire.js';
 import { PassageBody } from '../archives.js';
 import { AgentParams } from './agents.js';
-import { queryBoolean, queryList } from '../../shared/query.js';
-import { cursorId } from '../../shared/input-rules.js';
-import { ArchivalSearchResponse, PassageResponse } from '../archives-schema.js';
+import { queryBoolean, queryList } from '../../../contracts/shared/query.js';
+import { cursorId } from '../../../contracts/shared/input-limits.js';
+import { ArchivalSearchResponse, PassageResponse } from '../../../contracts/v1/archives.js';
 import { ConfirmationResponse, NullResponse } from '../shared/common-responses.js';
 import { errorResponses } from '../shared/error-responses.js';
 

@@ -4,7 +4,7 @@ import type { AppServices } from '../../../services/index.js';
 import { contextWindowToWire } from '../../../services/agents/agent-wire.js';
 import { AgentParams } from './agents.js';
 import { errorResponses } from '../shared/error-responses.js';
-import { ContextWindowResponse } from './agent-schema.js';
+import { ContextWindowResponse } from '../../../contracts/v1/agents.js';
 
 export function contextWindowRoutes(services: AppServices): FastifyPluginAsyncZod {
   return async (app) => {

@@ -5,11 +5,11 @@ import type { AppServices } from '../../../services/index.js';
 import { agentToWire, blockToWire, memoryToWire } from '../../../services/agents/agent-wire.js';
 import { AgentParams } from './agents.js';
 import type { AgentInclude } from '../../../services/agents/agent-views.js';
-import { Metadata } from './schemas.js';
-import { pageOf, pageQuery } from '../../shared/paging.js';
-import { BlockResponse } from '../blocks-schema.js';
+import { Metadata } from '../../../contracts/v1/agent-config.js';
+import { pageOf, pageQuery } from '../../../contracts/shared/paging.js';
+import { BlockResponse } from '../../../contracts/v1/blocks.js';
 import { errorResponses } from '../shared/error-responses.js';
-import { AgentResponse, MemoryResponse } from './agent-schema.js';
+import { AgentResponse, MemoryResponse } from '../../../contracts/v1/agents.js';
 
 /** Blocks and, with them, the agent's files (its file blocks). */
 const BLOCKS_ONLY: ReadonlySet<AgentInclude> = new Set(['agent.blocks']);

@@ -5,12 +5,12 @@ import type { AppServices } from '../../../services/index.js';
 import { agentToWire } from '../../../services/agents/agent-wire.js';
 import { agentFileToWire, folderToWire, sourceToWire } from '../../../services/folders/folder-wire.js';
 import { AgentParams } from './agents.js';
-import { pageOf, pageQuery } from '../../shared/paging.js';
-import { queryBoolean } from '../../shared/query.js';
-import { AgentFilesPageResponse, FolderResponse, SourceResponse } from '../folders-schema.js';
+import { pageOf, pageQuery } from '../../../contracts/shared/paging.js';
+import { queryBoolean } from '../../../contracts/shared/query.js';
+import { AgentFilesPageResponse, FolderResponse, SourceResponse } from '../../../contracts/v1/folders.js';
 import { ConfirmationResponse } from '../shared/common-responses.js';
 import { errorResponses } from '../shared/error-responses.js';
-import { AgentResponse } from './agent-schema.js';
+import { AgentResponse } from '../../../contracts/v1/agents.js';
 
 const FolderParams = AgentParams.extend({ folder_id: z.string() });
 const SourceParams = AgentParams.extend({ source_id: z.string() });

@@ -6,8 +6,8 @@ import { EVERY_RELATIONSHIP } from '../../../services/agents/agent-views.js';
 import { agentToWire } from '../../../services/agents/agent-wire.js';
 import { AgentParams } from './agents.js';
 import { SendMessageBody, toRunRequest } from './messages.js';
-import { AgentResponse } from './agent-schema.js';
-import { CompactionResponse, LettaMessageResponse, ProviderPayloadResponse } from './message-schema.js';
+import { AgentResponse } from '../../../contracts/v1/agents.js';
+import { CompactionResponse, LettaMessageResponse, ProviderPayloadResponse } from '../../../contracts/v1/messages.js';
 import { errorResponses } from '../shared/error-responses.js';
 
 const MessageParams = AgentParams.extend({ message_id: z.string() });

@@ -9,11 +9,11 @@ import type { AppServices } from '../../../services/index.js';
 import { collectRunResponse, streamRunOutput } from '../../../services/runs/run-output.js';
 import { runToWire } from '../../../services/runs/run-wire.js';
 import type { SendOptions } from '../../../services/runs/run-service.js';
-import { cursorId } from '../../shared/input-rules.js';
-import { RunResponse } from '../runs-schema.js';
+import { cursorId } from '../../../contracts/shared/input-limits.js';
+import { RunResponse } from '../../../contracts/v1/runs.js';
 import { eventStreamResponse } from '../shared/common-responses.js';
 import { errorResponses } from '../shared/error-responses.js';
-import { CancelledRunsResponse, LettaMessageResponse, LettaResponse, MessageType, SentContentPart, type LettaResponseWire } from './message-schema.js';
+import { CancelledRunsResponse, LettaMessageResponse, LettaResponse, MessageType, SentContentPart, type LettaResponseWire } from '../../../contracts/v1/messages.js';
 
 const AgentParams = z.object({ agent_id: z.string() });
 

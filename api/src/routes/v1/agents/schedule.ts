@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requireContext } from '../../../http/auth.js';
 import type { AppServices } from '../../../services/index.js';
 import type { ScheduledMessageView } from '../../../services/schedules/schedule-service.js';
-import { cursorId } from '../../shared/input-rules.js';
+import { cursorId } from '../../../contracts/shared/input-limits.js';
 import { errorResponses } from '../shared/error-responses.js';
 
 const AgentParams = z.object({ agent_id: z.string() });

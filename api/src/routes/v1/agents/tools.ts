@@ -5,11 +5,11 @@ import { requireContext } from '../../../http/auth.js';
 import type { AppServices } from '../../../services/index.js';
 import { toolToWire } from '../../../services/agents/agent-wire.js';
 import { AgentParams } from './agents.js';
-import { pageOf, pageQuery } from '../../shared/paging.js';
-import { queryBoolean } from '../../shared/query.js';
+import { pageOf, pageQuery } from '../../../contracts/shared/paging.js';
+import { queryBoolean } from '../../../contracts/shared/query.js';
 import { NullResponse } from '../shared/common-responses.js';
 import { errorResponses } from '../shared/error-responses.js';
-import { ToolExecutionResult, ToolResponse } from '../tools-schema.js';
+import { ToolExecutionResult, ToolResponse } from '../../../contracts/v1/tools.js';
 
 const ToolIdParams = AgentParams.extend({ tool_id: z.string() });
 const ToolNameParams = AgentParams.extend({ tool_name: z.string() });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MessageType, StopReason } from './agents/message-schema.js';
+import { MessageType, StopReason } from './messages.js';
 
 export const RUN_STATUSES = ['created', 'running', 'completed', 'failed', 'cancelled'] as const;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FILE_PROCESSING_STATUSES } from '@engram/db';
-import { Metadata } from './agents/schemas.js';
-import { EmbeddingConfigResponse } from './models-schema.js';
+import { Metadata } from './agent-config.js';
+import { EmbeddingConfigResponse } from './models.js';
 
 const folderFields = {
   id: z.string(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Metadata } from './agents/schemas.js';
+import { Metadata } from './agent-config.js';
 
 export const IDENTITY_TYPES = ['org', 'user', 'other'] as const;
 

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { STOP_REASONS } from '@engram/core';
-import { blockFields, BlockResponse } from '../blocks-schema.js';
-import { SourceResponse } from '../folders-schema.js';
-import { GroupResponse } from '../groups-schema.js';
-import { IdentityResponse } from '../identities-schema.js';
-import { EmbeddingConfigResponse, LlmConfigResponse, ResponseFormat } from '../models-schema.js';
-import { InternalMessageResponse } from '../shared/internal-message-schema.js';
-import { ToolResponse } from '../tools-schema.js';
-import { AGENT_TYPES, Metadata, ToolRuleSchema } from './schemas.js';
+import { blockFields, BlockResponse } from './blocks.js';
+import { SourceResponse } from './folders.js';
+import { GroupResponse } from './groups.js';
+import { IdentityResponse } from './identities.js';
+import { EmbeddingConfigResponse, LlmConfigResponse, ResponseFormat } from './models.js';
+import { InternalMessageResponse } from './internal-messages.js';
+import { ToolResponse } from './tools.js';
+import { AGENT_TYPES, Metadata, ToolRuleSchema } from './agent-config.js';
 
 export const AgentType = z.enum(AGENT_TYPES);
 

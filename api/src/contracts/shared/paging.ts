@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursorId } from './input-rules.js';
+import { cursorId } from './input-limits.js';
 
 /** The public API's list paging: cursors are item ids of the same list. */
 export function pageQuery(defaultLimit: number) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canNameAResource, cursorId, findOverlongText, findUnstorableInput, MAX_JSON_DEPTH, TEXT_LIMITS, textLimitOf, unstorableTextReason } from './input-rules.js';
+import { canNameAResource, cursorId, findOverlongText, findUnstorableInput, MAX_JSON_DEPTH, TEXT_LIMITS, textLimitOf, unstorableTextReason } from './input-limits.js';
 
 const AGENT_ID = 'agent-3f2b8a4e-9c1d-4e5f-8a7b-1c2d3e4f5a6b';
 const noKnownShape = () => undefined;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Metadata } from './agents/schemas.js';
+import { Metadata } from './agent-config.js';
 
 /** The fields of a memory block, shared by the wire `Block` and the `FileBlock` an agent's files show as. */
 export const blockFields = {

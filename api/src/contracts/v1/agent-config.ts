@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { embeddingConfigFields, llmConfigFields, ResponseFormat } from '../models-schema.js';
+import { embeddingConfigFields, llmConfigFields, ResponseFormat } from './models.js';
 
 const toolName = z.string().min(1);
 const promptTemplate = z.string().nullish();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ProviderCategory, ProviderType } from './models-schema.js';
+import { ProviderCategory, ProviderType } from './models.js';
 
 /** The wire `Provider`. Keys are only ever shown masked; the sealed forms never leave the database. */
 export const ProviderResponse = z

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { StopReason } from './agents/message-schema.js';
+import { StopReason } from './messages.js';
 
 export const STEP_STATUSES = ['pending', 'success', 'failed', 'cancelled'] as const;
 

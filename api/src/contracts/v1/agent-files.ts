@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { Metadata } from './schemas.js';
-import { AgentType } from './agent-schema.js';
+import { Metadata } from './agent-config.js';
+import { AgentType } from './agents.js';
 
 /** An entry of an agent file: ids are local to the file (`agent-0`, `block-1`, …), not database ids. */
 const FileEntry = z.looseObject({ id: z.string() });

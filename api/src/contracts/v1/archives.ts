@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { Metadata } from './agents/schemas.js';
-import { EmbeddingConfigResponse } from './models-schema.js';
-import { InternalMessageResponse } from './shared/internal-message-schema.js';
+import { Metadata } from './agent-config.js';
+import { EmbeddingConfigResponse } from './models.js';
+import { InternalMessageResponse } from './internal-messages.js';
 
 /** The wire `Archive`: a store of passages that agents search. */
 export const ArchiveResponse = z
