@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FileIngestionBenchResult } from './file-ingestion.js';
 import type { TemplateMigrationBenchResult } from './template-migration.js';
+import type { LettaImportBenchResult } from './letta-import.js';
 import type { SendQueries } from './scenarios/metering.js';
 import type { QueryCounts } from './stack.js';
 import type { Summary } from './stats.js';
@@ -57,6 +58,8 @@ export type PlatformResults = {
   messageList: { limit: number; stored1kMs: Summary; stored100kMs: Summary; stored100kInContextMs: Summary };
   fileIngestion: FileIngestionBenchResult;
   templateMigration: TemplateMigrationBenchResult;
+  /** Absent in results written before the migration phase existed. */
+  lettaImport?: LettaImportBenchResult;
   batch: BatchThroughputMeasurement;
   observability: ObservabilityMeasurement;
 };
@@ -168,7 +171,7 @@ export function formatReport(results: BenchResults): string {
 }
 
 function formatPlatform(setup: BenchResults['setup'], platform: PlatformResults): string[] {
-  const { messageList, fileIngestion, templateMigration, batch, observability } = platform;
+  const { messageList, fileIngestion, templateMigration, lettaImport, batch, observability } = platform;
   return [
     `4. GET /v1/agents/{id}/messages?limit=${messageList.limit} (default order: the newest page) for one agent's stored history`,
     table(LATENCY_HEADERS, [
@@ -205,6 +208,20 @@ function formatPlatform(setup: BenchResults['setup'], platform: PlatformResults)
         ['CPU per agent: Temporal server', cpuCell(templateMigration.cpuMsPerAgent.temporalServer)],
       ],
     ),
+    ...(lettaImport
+      ? [
+          `6b. Letta import: ${lettaImport.agents} agents × ${lettaImport.messagesPerAgent} messages × ${lettaImport.passagesPerAgent} passages moved from this server's /v1 API into a fresh organization by the import workflow (the source read at 10 requests/s)`,
+          table(
+            ['measurement', 'value'],
+            [
+              ['agents/s', lettaImport.agentsPerSecond.toFixed(2)],
+              ['messages/s', lettaImport.messagesPerSecond.toFixed(0)],
+              ['passages/s', lettaImport.passagesPerSecond.toFixed(0)],
+              ['start to completed (s)', (lettaImport.wallMs / 1000).toFixed(1)],
+            ],
+          ),
+        ]
+      : []),
     `7. Message batch: ${batch.requests} requests over ${batch.agents} agents in one POST /v1/messages/batches (each agent's in order, at most 16 at once)`,
     table(
       ['measurement', 'value'],

@@ -13,6 +13,7 @@ import { startBareWorkflowRunner } from './bare/runner.js';
 import { createCpuMeter } from './cpu.js';
 import { runFileIngestionBench } from './file-ingestion.js';
 import { runTemplateMigrationBench } from './template-migration.js';
+import { runLettaImportBench } from './letta-import.js';
 import { createEngramHttpClient, SCRIPTED_REPLY, type EngramHttpClient } from './http.js';
 import { startBenchInfrastructure } from './infra.js';
 import { formatReport, writeResults, type BenchResults, type PlatformResults } from './report.js';
@@ -46,6 +47,10 @@ const SMALL_HISTORY = 1_000;
 const LARGE_HISTORY = 100_000;
 const INGESTED_FILE_BYTES = 5_000_000;
 const MIGRATED_AGENTS = 1_000;
+/** The migration from a Letta-API server: agents × messages × passages (issue 31's size). */
+const IMPORTED_AGENTS = 100;
+const IMPORTED_MESSAGES_PER_AGENT = 1_000;
+const IMPORTED_PASSAGES_PER_AGENT = 100;
 const BATCH_AGENTS = 100;
 const BATCH_REQUESTS_PER_AGENT = 10;
 /** A batch that has not finished by then is a broken platform, not a slow one. */
@@ -140,6 +145,11 @@ async function runPlatformPhases(deps: {
     { baseUrl: stack.baseUrl, apiKey: stack.apiKey, db: stack.db, organizationId: stack.organizationId, cpuMeter },
     { agents: MIGRATED_AGENTS, log },
   );
+  log(`10/10 Letta import: ${IMPORTED_AGENTS} agents × ${IMPORTED_MESSAGES_PER_AGENT} messages × ${IMPORTED_PASSAGES_PER_AGENT} passages into a fresh organization`);
+  const lettaImport = await runLettaImportBench(
+    { baseUrl: stack.baseUrl, apiKey: stack.apiKey, db: stack.db, organizationId: stack.organizationId },
+    { agents: IMPORTED_AGENTS, messages: IMPORTED_MESSAGES_PER_AGENT, passages: IMPORTED_PASSAGES_PER_AGENT, log },
+  );
   log(`10/10 batch: ${BATCH_AGENTS * BATCH_REQUESTS_PER_AGENT} requests over ${BATCH_AGENTS} agents in one message batch`);
   const batch = await measureBatchThroughput(client, {
     agentIds: await createAgents(client, 'batch', BATCH_AGENTS),
@@ -153,7 +163,7 @@ async function runPlatformPhases(deps: {
     { traces: OBSERVED_TRACES, steps: OBSERVED_STEPS, warmup: OBSERVABILITY_WARMUP, samples: OBSERVABILITY_SAMPLES },
   );
 
-  return { messageList: { limit: LIST_LIMIT, stored1kMs, stored100kMs, stored100kInContextMs }, fileIngestion, templateMigration, batch, observability };
+  return { messageList: { limit: LIST_LIMIT, stored1kMs, stored100kMs, stored100kInContextMs }, fileIngestion, templateMigration, lettaImport, batch, observability };
 }
 
 async function runBench(options: BenchOptions, teardown: ReturnType<typeof createTeardown>): Promise<BenchResults> {

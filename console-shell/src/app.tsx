@@ -28,6 +28,7 @@ import { RemoteMount } from './remotes/remote-mount.js';
 // Screens most visits never open load on first use, so they stay out of the JavaScript before the login form.
 const EnvironmentVariablesPage = lazy(() => import('./pages/environment-variables.js').then((page) => ({ default: page.EnvironmentVariablesPage })));
 const InvitePage = lazy(() => import('./pages/invite.js').then((page) => ({ default: page.InvitePage })));
+const LettaImportPage = lazy(() => import('./pages/letta-import.js').then((page) => ({ default: page.LettaImportPage })));
 const OrganizationSettingsPage = lazy(() => import('./pages/organization-settings.js').then((page) => ({ default: page.OrganizationSettingsPage })));
 const MembersPage = lazy(() => import('./pages/members.js').then((page) => ({ default: page.MembersPage })));
 const VerifyEmailPage = lazy(() => import('./pages/verify-email.js').then((page) => ({ default: page.VerifyEmailPage })));
@@ -150,6 +151,7 @@ export function App() {
           <Route path="settings/members" element={<MembersPage />} />
           <Route path="settings/environment-variables" element={<EnvironmentVariablesPage />} />
           <Route path="settings/organization" element={<OrganizationSettingsPage />} />
+          <Route path="settings/import" element={<LettaImportPage />} />
           <Route path="verify-email" element={<VerifyEmailPage />} />
           <Route path="account" element={<AccountPage />} />
           <Route path="*" element={<NotFoundPage />} />

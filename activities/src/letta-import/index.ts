@@ -31,6 +31,11 @@ export function createLettaImportActivities(deps: LettaImportDeps) {
       await whileHeartbeating(2000, () => importer.importShared(ref));
     },
 
+    /** Folders and their files; answers the files whose ingestion the workflow is to run. */
+    async importLettaFolders(ref: ImportRef): Promise<{ fileIds: string[] }> {
+      return whileHeartbeating(2000, () => importer.importFolders(ref));
+    },
+
     /** Imports up to `size` agents whole; answers how many are still waiting. */
     async importLettaAgentBatch(input: ImportRef & { size: number }): Promise<{ pending: number }> {
       return whileHeartbeating(2000, () => importer.importAgentBatch(input, input.size, heartbeat));

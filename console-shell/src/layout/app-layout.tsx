@@ -28,6 +28,7 @@ import {
 import {
   IconApps,
   IconBuilding,
+  IconDatabaseImport,
   IconChartDots,
   IconCreditCard,
   IconFolders,
@@ -229,6 +230,7 @@ export function AppLayout() {
             <NavItem to="/settings/api-keys" label="API keys" icon={IconKey} onNavigate={close} />
             <NavItem to="/settings/environment-variables" label="Environment variables" icon={IconVariable} onNavigate={close} />
             <NavItem to="/settings/organization" label="Settings" icon={IconBuilding} onNavigate={close} />
+            <NavItem to="/settings/import" label="Import" icon={IconDatabaseImport} onNavigate={close} />
           </Stack>
         </AppShell.Section>
         <AppShell.Section>

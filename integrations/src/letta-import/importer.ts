@@ -4,6 +4,7 @@ import {
   AgentBlock,
   AgentTool,
   Block,
+  Conversation,
   Group,
   GroupAgent,
   GroupBlock,
@@ -12,13 +13,20 @@ import {
   IdentityBlock,
   LettaImport,
   LettaImportAgent,
+  McpServer,
   Message,
   Passage,
+  Source,
+  // A folder's link to an agent; `SourceAgent` here is the source server's agent.
+  SourceAgent as FolderAgent,
+  SourceFile,
+  FileUpload,
   Tool,
   derivedId,
   derivedUuid,
   ensureBaseTools,
   newId,
+  newMcpServerId,
   recompileSystemMessage,
   type ContentPart,
   type Database,
@@ -29,6 +37,7 @@ import {
   type LettaImportPlan,
   type LettaImportProblem,
   type LlmConfig,
+  type McpServerType,
   type SecretBox,
   type ToolJsonSchema,
 } from '@engram/db';
@@ -36,11 +45,13 @@ import type { Knex } from 'knex';
 import { archiveForInsert } from '../archival/agent-archives.js';
 import type { NewPassage, PassageStore } from '../archival/passage-store.js';
 import { unitVector } from '../archival/vectors.js';
+import { LOCAL_EMBEDDING_CONFIG } from '../archival/local-embedder.js';
+import { fileTypeFor } from '../files/file-types.js';
 import type { EgressPolicy } from '../egress/index.js';
 import { createMapping, type Mapping } from './mapping.js';
 import { rebuildMessages } from './messages.js';
 import { createLettaSource, type LettaSource } from './source.js';
-import type { SourceAgent, SourceBlock, SourceIdentity, SourceTool } from './source-types.js';
+import type { SourceAgent, SourceBlock, SourceIdentity, SourceMcpServer, SourceTool } from './source-types.js';
 
 export type LettaImporterDeps = {
   db: Database;
@@ -422,6 +433,136 @@ export function createLettaImporter(deps: LettaImporterDeps) {
     }
   }
 
+  const MCP_TYPES = new Set<McpServerType>(['stdio', 'sse', 'streamable_http']);
+
+  /**
+   * An MCP server by the same name and address, without any credentials: the source never gives tokens, headers or
+   * environment values out, so the report asks for them. A server already here by that name is used as it is.
+   */
+  async function ensureMcpServer(ctx: Context, server: SourceMcpServer): Promise<void> {
+    const type = (server.mcp_server_type ?? server.type ?? (server.command ? 'stdio' : 'streamable_http')) as McpServerType;
+    if (!MCP_TYPES.has(type)) {
+      await recordProblems(db, ctx.ref, [{ kind: 'mcp_server', sourceId: server.id, name: server.server_name, reason: `MCP server type '${type}' is not supported here` }]);
+      return;
+    }
+    const sameName = await McpServer.query(db).forOrg(ctx.ref.organizationId).findOne({ serverName: server.server_name });
+    const { created } = await ctx.mapping.ensure('mcp_server', server.id, async (trx) => {
+      if (sameName) return sameName.id;
+      const inserted = await McpServer.query(trx).insert({
+        id: newMcpServerId(),
+        organizationId: ctx.ref.organizationId,
+        serverName: server.server_name,
+        serverType: type,
+        serverUrl: type === 'stdio' ? null : (server.server_url ?? null),
+        command: type === 'stdio' ? (server.command ?? null) : null,
+        args: type === 'stdio' ? (server.args ?? []) : [],
+        envEnc: null,
+        authHeader: null,
+        authTokenEnc: null,
+        customHeadersEnc: null,
+        oauthTokensEnc: null,
+        oauthClientInformationEnc: null,
+        lastCheckedAt: null,
+        lastCheckError: null,
+        createdById: ctx.run.createdById,
+        lastUpdatedById: ctx.run.createdById,
+      });
+      return inserted.id;
+    });
+    if (created && !sameName) {
+      await recordProblems(db, ctx.ref, [
+        { kind: 'mcp_server', sourceId: server.id, name: server.server_name, reason: 'Recreated without credentials (the source never gives them out): add its token, headers or environment again' },
+      ]);
+    }
+  }
+
+  /**
+   * The agent's other conversations, each with its own messages (those it inherited from the agent's history are
+   * the agent's rows, as on the source) and its context window; written again after a crash, they land on the same
+   * rows (derived ids), so a conversation needs no cursor of its own.
+   */
+  async function copyConversations(ctx: Context, agent: SourceAgent, targetId: string, row: LettaImportAgent): Promise<void> {
+    const textIsAssistant = (agent.agent_type ?? 'letta_v1_agent') === 'letta_v1_agent';
+    for (const conversation of await ctx.source.conversations(agent.id)) {
+      const systemMessageId = derivedId('message', ctx.ref.organizationId, ctx.run.sourceUrl, 'system', conversation.id);
+      const { targetId: conversationId } = await ctx.mapping.ensure('conversation', conversation.id, async (trx) => {
+        const id = newId('conversation');
+        await Conversation.query(trx).insert({
+          id,
+          organizationId: ctx.ref.organizationId,
+          agentId: targetId,
+          messageIds: [systemMessageId],
+          inheritedMessageIds: [],
+          summary: conversation.summary ?? null,
+          description: conversation.description ?? null,
+          archived: conversation.archived ?? false,
+          archivedAt: conversation.archived ? new Date() : null,
+          hidden: conversation.hidden ?? false,
+          model: conversation.model ?? null,
+          modelSettings: conversation.model_settings ?? null,
+          contextWindowLimit: conversation.context_window_limit ?? null,
+          createdById: ctx.run.createdById,
+          lastUpdatedById: ctx.run.createdById,
+        } as Partial<Conversation>);
+        await Message.query(trx).insert({ id: systemMessageId, organizationId: ctx.ref.organizationId, agentId: targetId, conversationId: id, role: 'system', content: [] } as Partial<Message>);
+        return id;
+      });
+      const inherited: string[] = [];
+      for (let after: string | null = null; ; ) {
+        const parts = await ctx.source.conversationMessages(conversation.id, after, MESSAGE_PAGE);
+        if (parts.length === 0) break;
+        after = parts[parts.length - 1]!.id;
+        const rebuilt = rebuildMessages(parts, { textIsAssistant });
+        const ids = rebuilt.map((message) => messageIdOf(ctx, message.sourceId));
+        const agentOwn = new Set(
+          (await Message.query(db).forOrg(ctx.ref.organizationId).whereIn('id', ids).whereNull('conversationId').select('id')).map((message) => message.id),
+        );
+        inherited.push(...ids.filter((id) => agentOwn.has(id)));
+        const own = rebuilt.flatMap((message, index) => (agentOwn.has(ids[index]!) ? [] : [{ message, id: ids[index]! }]));
+        if (own.length === 0) continue;
+        const existing = await Message.query(db).forOrg(ctx.ref.organizationId).whereIn('id', own.map((item) => item.id)).resultSize();
+        await Message.query(db)
+          .insert(
+            own.map(({ message, id }) => ({
+              id,
+              organizationId: ctx.ref.organizationId,
+              agentId: targetId,
+              conversationId,
+              role: message.role,
+              content: message.content as ContentPart[],
+              name: message.name,
+              otid: message.otid,
+              senderId: message.senderId,
+              toolCalls: message.toolCalls,
+              toolCallId: message.toolCallId,
+              toolReturns: message.toolReturns,
+              approvals: message.approvals,
+              approve: message.approve,
+              approvalRequestId: message.approvalRequestId,
+              denialReason: message.denialReason,
+              isErr: message.isErr,
+              createdAt: message.createdAt,
+            })),
+          )
+          .onConflict('id')
+          .ignore();
+        const inserted = own.length - existing;
+        if (inserted > 0) {
+          row.messagesDone += inserted;
+          await LettaImportAgent.query(db).forOrg(ctx.ref.organizationId).findById([ctx.ref.importId, agent.id]).patch({ messagesDone: row.messagesDone });
+        }
+      }
+      const window = (conversation.in_context_message_ids ?? []).slice(1).map((id) => messageIdOf(ctx, id));
+      const present = new Set(
+        window.length > 0 ? (await Message.query(db).forOrg(ctx.ref.organizationId).whereIn('id', window).select('id')).map((message) => message.id) : [],
+      );
+      await Conversation.query(db)
+        .forOrg(ctx.ref.organizationId)
+        .findById(conversationId)
+        .patch({ messageIds: [systemMessageId, ...window.filter((id) => present.has(id))], inheritedMessageIds: inherited } as Partial<Conversation>);
+    }
+  }
+
   /** The context window as the source had it (the ids that came over), then the system prompt compiled here. */
   async function finishAgent(ctx: Context, agent: SourceAgent, targetId: string): Promise<void> {
     const sourceIds = (agent.message_ids ?? []).slice(1);
@@ -453,6 +594,9 @@ export function createLettaImporter(deps: LettaImporterDeps) {
       const identities = await ctx.source.identities();
       const groups = await ctx.source.groups();
       const mcpServers = await ctx.source.mcpServers();
+      const folders = await ctx.source.folders();
+      let files = 0;
+      if (ctx.run.dryRun) for (const folder of folders) files += (await ctx.source.folderFiles(folder.id)).length;
       const blocks = new Set(agents.flatMap((agent) => blocksOf(agent).map((block) => block.id)));
       const planned: LettaImportPlan['agents'] = [];
       let conversations = 0;
@@ -468,8 +612,8 @@ export function createLettaImporter(deps: LettaImporterDeps) {
         tools: tools.filter((tool) => (tool.tool_type ?? 'custom') === 'custom').length,
         identities: identities.length,
         groups: groups.length,
-        folders: 0,
-        files: 0,
+        folders: folders.length,
+        files,
         mcpServers: mcpServers.length,
         conversations,
       };
@@ -490,17 +634,7 @@ export function createLettaImporter(deps: LettaImporterDeps) {
       const ctx = await open(ref);
       for (const tool of await ctx.source.tools()) await ensureTool(ctx, tool);
       for (const identity of await ctx.source.identities()) await ensureIdentity(ctx, identity);
-      const mcpServers = await ctx.source.mcpServers();
-      await recordProblems(
-        db,
-        ref,
-        mcpServers.map((server) => ({
-          kind: 'mcp_server',
-          sourceId: server.id,
-          name: server.server_name,
-          reason: 'MCP servers are not copied yet: add it again here, with its credentials (the source never gives them out)',
-        })),
-      );
+      for (const server of await ctx.source.mcpServers()) await ensureMcpServer(ctx, server);
       await LettaImport.query(db).forOrg(ref.organizationId).findById(ref.importId).patch({ phase: 'agents' });
     },
 
@@ -515,6 +649,7 @@ export function createLettaImporter(deps: LettaImporterDeps) {
           heartbeat();
           await copyMessages(ctx, agent, targetId, row, heartbeat);
           await copyPassages(ctx, agent, targetId, row, heartbeat);
+          await copyConversations(ctx, agent, targetId, row);
           await finishAgent(ctx, agent, targetId);
         } catch (error) {
           const status = (error as { status?: number | null }).status;
@@ -532,7 +667,75 @@ export function createLettaImporter(deps: LettaImporterDeps) {
       return { pending };
     },
 
-    /** What links agents once they all exist: groups with their shared blocks, identities' blocks. */
+    /**
+     * Folders with their files. A file comes over as the text the source extracted from it (a PDF as plain text),
+     * stored as an upload here; answers the files whose ingestion (chunking and embedding under the folder's
+     * embedding here) is still to run, which the workflow starts.
+     */
+    async importFolders(ref: ImportRef): Promise<{ fileIds: string[] }> {
+      const ctx = await open(ref);
+      const toIngest: string[] = [];
+      for (const folder of await ctx.source.folders()) {
+        const sameName = await Source.query(db).forOrg(ref.organizationId).findOne({ name: folder.name });
+        const { targetId: folderId, created } = await ctx.mapping.ensure('folder', folder.id, async (trx) => {
+          if (sameName) return sameName.id;
+          const inserted = await Source.query(trx).insert({
+            id: newId('source'),
+            organizationId: ref.organizationId,
+            name: folder.name,
+            description: folder.description ?? null,
+            instructions: folder.instructions ?? null,
+            metadata: folder.metadata ?? {},
+            embeddingConfig: (folder.embedding_config ?? LOCAL_EMBEDDING_CONFIG) as EmbeddingConfig,
+            vectorDbProvider: 'native',
+            createdById: ctx.run.createdById,
+            lastUpdatedById: ctx.run.createdById,
+          });
+          return inserted.id;
+        });
+        if (created && sameName) {
+          await recordProblems(db, ref, [{ kind: 'folder', sourceId: folder.id, name: folder.name, reason: `A folder named '${folder.name}' already existed here; its files go into it` }]);
+        }
+        for (const file of await ctx.source.folderFiles(folder.id)) {
+          const name = (file.original_file_name ?? file.file_name ?? file.id).split('/').pop()!;
+          if (file.content === null || file.content === undefined) {
+            await recordProblems(db, ref, [{ kind: 'file', sourceId: file.id, name, reason: 'The source gave no content for this file (not processed there?)' }]);
+            continue;
+          }
+          const declared = fileTypeFor(name, file.file_type);
+          // What the source gives is the text it extracted: a binary format's text is stored as plain text.
+          const mime = declared && declared.kind !== 'pdf' ? declared.mime : 'text/plain';
+          const data = Buffer.from(file.content, 'utf8');
+          const { targetId: fileId } = await ctx.mapping.ensure('file', file.id, async (trx) => {
+            const taken = await SourceFile.query(trx).forOrg(ref.organizationId).findOne({ sourceId: folderId, fileName: name });
+            const inserted = await SourceFile.query(trx).insert({
+              id: newId('file'),
+              organizationId: ref.organizationId,
+              sourceId: folderId,
+              fileName: taken ? `${name} (imported ${file.id.slice(-6)})` : name,
+              originalFileName: name,
+              filePath: null,
+              fileType: mime,
+              fileSize: data.length,
+              fileCreationDate: null,
+              fileLastModifiedDate: null,
+              processingStatus: 'parsing',
+              errorMessage: null,
+              totalChunks: null,
+              chunksEmbedded: null,
+              content: null,
+            });
+            await FileUpload.query(trx).insert({ fileId: inserted.id, organizationId: ref.organizationId, data });
+            return inserted.id;
+          });
+          const stored = await SourceFile.query(db).forOrg(ref.organizationId).findById(fileId).select('processingStatus');
+          if (stored && stored.processingStatus !== 'completed') toIngest.push(fileId);
+        }
+      }
+      return { fileIds: toIngest };
+    },
+
+    /** What links agents once they all exist: groups with their shared blocks, folders attached, identities' blocks. */
     async importLinks(ref: ImportRef): Promise<void> {
       const ctx = await open(ref);
       const agents = await ctx.mapping.all('agent');
@@ -575,6 +778,16 @@ export function createLettaImporter(deps: LettaImporterDeps) {
           if (shared.length > 0) await GroupBlock.query(trx).insert(shared.map((blockId) => ({ groupId, blockId, organizationId: ref.organizationId })));
           return groupId;
         });
+      }
+      const folders = await ctx.mapping.all('folder');
+      for (const [sourceAgentId, agentId] of agents) {
+        const agent = await ctx.source.agent(sourceAgentId).catch(() => null);
+        const sourceIds = (agent?.sources ?? []).flatMap((folder) => folders.get(folder.id) ?? []);
+        if (sourceIds.length === 0) continue;
+        await FolderAgent.query(db)
+          .insert(sourceIds.map((sourceId) => ({ sourceId, agentId, organizationId: ref.organizationId })))
+          .onConflict(['source_id', 'agent_id'])
+          .ignore();
       }
       for (const identity of await ctx.source.identities()) {
         const identityId = await ctx.mapping.find('identity', identity.id);

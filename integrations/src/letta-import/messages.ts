@@ -81,8 +81,9 @@ export function rebuildMessages(parts: SourceWireMessage[], options: { textIsAss
         break;
       case 'reasoning_message': {
         const message = start(part, 'assistant');
-        if (!options.textIsAssistant && part.source !== 'reasoner_model') message.content.push({ type: 'text', text: part.reasoning, signature: part.signature ?? null });
-        else message.content.push({ type: 'reasoning', reasoning: part.reasoning, is_native: part.source === 'reasoner_model', signature: part.signature ?? null });
+        const signature = part.signature ? { signature: part.signature } : {};
+        if (!options.textIsAssistant && part.source !== 'reasoner_model') message.content.push({ type: 'text', text: part.reasoning, ...signature });
+        else message.content.push({ type: 'reasoning', reasoning: part.reasoning, is_native: part.source === 'reasoner_model', ...signature });
         break;
       }
       case 'hidden_reasoning_message':

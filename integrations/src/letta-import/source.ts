@@ -212,8 +212,17 @@ export function createLettaSource(options: LettaSourceOptions) {
       }
     },
 
+    /** One page of a conversation's history (its own messages and those it was forked from), oldest first. */
+    conversationMessages(conversationId: string, after: string | null, limit: number): Promise<SourceWireMessage[]> {
+      return page<SourceWireMessage>(`/conversations/${encodeURIComponent(conversationId)}/messages`, after, limit, {
+        order: 'asc',
+        use_assistant_message: false,
+        include_err: true,
+      });
+    },
+
     async conversations(agentId: string): Promise<SourceConversation[]> {
-      return (await all<SourceConversation>('/conversations/', { agent_id: agentId, order: 'asc' })) ?? [];
+      return (await all<SourceConversation>('/conversations/', { agent_id: agentId, order: 'asc', archive_status: 'all' })) ?? [];
     },
   };
 }

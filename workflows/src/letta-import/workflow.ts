@@ -1,6 +1,8 @@
-import { continueAsNew, isCancellation, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, executeChild, isCancellation, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { LettaImportActivities } from '@engram/activities';
 import { RUN_STATUS } from '../search-attributes.js';
+import { fileIngestionWorkflow } from '../file-ingestion/workflow.js';
+import { fileIngestionWorkflowId } from '../file-ingestion/ids.js';
 import type { LettaImportInput } from './ids.js';
 
 // Each activity heartbeats while it works, so a dead worker is noticed in seconds and the step goes to another
@@ -21,8 +23,8 @@ const finishing = proxyActivities<LettaImportActivities>({
 export const AGENTS_PER_BATCH = 5;
 
 /**
- * Moves an organization from a server speaking the Letta `/v1` API: plans (a dry run ends there), then the tools
- * and identities agents refer to, then agents in bounded batches (each with its whole history and passages), then
+ * Moves an organization from a server speaking the Letta `/v1` API: plans (a dry run ends there), then the tools,
+ * identities and MCP servers agents refer to, then folders (each file ingested by its own child workflow), then agents in bounded batches (each with its whole history and passages), then
  * what links agents (groups, identities' blocks). Progress and the report live in PostgreSQL; history holds only
  * counts. `resumed` marks a continued-as-new run past planning.
  */
@@ -37,6 +39,14 @@ export async function lettaImportWorkflow(input: LettaImportInput & { resumed?: 
         return { status: 'completed' };
       }
       await steps.importLettaShared(ref);
+      const { fileIds } = await steps.importLettaFolders(ref);
+      // Each file is chunked and embedded here by the ingestion workflow, as an upload is; one that fails is
+      // marked so on the file and does not fail the import.
+      for (const fileId of fileIds) {
+        await executeChild(fileIngestionWorkflow, { workflowId: fileIngestionWorkflowId(fileId), args: [{ organizationId: ref.organizationId, fileId }] }).catch(
+          () => undefined,
+        );
+      }
     }
     for (;;) {
       if (workflowInfo().continueAsNewSuggested) return continueAsNew<typeof lettaImportWorkflow>({ ...input, resumed: true });

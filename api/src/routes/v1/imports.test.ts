@@ -182,6 +182,18 @@ async function fillSource(): Promise<SourceIds> {
     await sourceClient.archives.passages.createMany(archive.id, { passages: batch });
   }
 
+  const folder = await sourceClient.folders.create({ name: 'handbook', instructions: 'Cite the file.' });
+  await sourceClient.folders.files.upload(folder.id, { file: await toFile(Buffer.from('# Holidays\nWe rest in August.'), 'holidays.md', { type: 'text/markdown' }) });
+  await sourceClient.folders.files.upload(folder.id, { file: await toFile(Buffer.from('Expenses are filed monthly.'), 'expenses.txt', { type: 'text/plain' }) });
+  await until(
+    async () => (await sourceClient.folders.files.list(folder.id)).getPaginatedItems(),
+    (files) => files.length === 2 && files.every((file) => file.processing_status === 'completed'),
+    { what: 'the source folder files to be processed', timeoutMs: 60_000 },
+  );
+  await sourceClient.agents.folders.attach(folder.id, { agent_id: scribe.id });
+  await sourceClient.conversations.create({ agent_id: scout.id, summary: 'trip planning', description: 'where to go next' });
+  // An MCP server with a token, which must not come over; nothing listens there, so it is merely unreachable.
+  await sourceClient.mcpServers.create({ server_name: 'search', config: { mcp_server_type: 'streamable_http', server_url: 'http://127.0.0.1:9/mcp', auth_header: 'Authorization', auth_token: 'Bearer mcp-secret' } as never });
   const group = await call(source, source.apiKey, 'POST', '/groups/', { agent_ids: [scout.id, scribe.id], description: 'field team', manager_config: { manager_type: 'round_robin', max_turns: 3 } });
   return { archivist: archivistId!, scout: scout.id, scribe: scribe.id, shared: shared.id, identity: identity.id, group: group.id };
 }
@@ -263,6 +275,22 @@ describe('migrating an organization from a Letta-API server', () => {
     const [group] = await call(target, target.apiKey, 'GET', '/groups/');
     expect(group).toMatchObject({ description: 'field team', manager_type: 'round_robin', max_turns: 3 });
     expect([...(group!.agent_ids ?? [])].sort()).toEqual([mapped.get('scout'), mapped.get('scribe')].sort());
+    const conversations = (await targetClient.conversations.list({ agent_id: mapped.get('scout')! })) as unknown as Array<{ summary: string | null; description: string | null }>;
+    expect(conversations.map(({ summary, description }) => ({ summary, description }))).toEqual([{ summary: 'trip planning', description: 'where to go next' }]);
+    const [folder] = (await targetClient.folders.list()).getPaginatedItems();
+    expect(folder).toMatchObject({ name: 'handbook', instructions: 'Cite the file.' });
+    const fileView = (files: Array<{ file_name?: string | null; content?: string | null; processing_status?: string | null }>) =>
+      files.map(({ file_name, content, processing_status }) => ({ file_name, content, processing_status })).sort((a, b) => String(a.file_name).localeCompare(String(b.file_name)));
+    const sourceFolder = (await sourceClient.folders.list()).getPaginatedItems()[0]!;
+    expect(fileView((await targetClient.folders.files.list(folder!.id, { include_content: true })).getPaginatedItems())).toEqual(
+      fileView((await sourceClient.folders.files.list(sourceFolder.id, { include_content: true })).getPaginatedItems()),
+    );
+    const scribe = await targetClient.agents.retrieve(mapped.get('scribe')!, { include: ['agent.sources'] as never });
+    expect(scribe.sources.map((attached) => attached.name)).toEqual(['handbook']);
+    const [server] = await call(target, target.apiKey, 'GET', '/mcp-servers/');
+    expect(server).toMatchObject({ server_name: 'search', mcp_server_type: 'streamable_http', server_url: 'http://127.0.0.1:9/mcp' });
+    expect(JSON.stringify(server)).not.toContain('mcp-secret');
+    expect(run.problems).toContainEqual(expect.objectContaining({ kind: 'mcp_server', name: 'search', reason: expect.stringContaining('without credentials') }));
   }, 300_000);
 
   it('adds nothing when run again over the same source', async () => {
@@ -281,7 +309,7 @@ describe('migrating an organization from a Letta-API server', () => {
     expect(run).toMatchObject({ status: 'completed', dryRun: true, progress: { agentsTotal: 0, messages: 0, passages: 0, created: {} } });
     const planned = new Map(run.plan.agents.map((agent: { name: string; messages: number; passages: number }) => [agent.name, agent]));
     expect(planned.get('archivist')).toMatchObject({ messages: BIG_HISTORY, passages: PASSAGES });
-    expect(run.plan).toMatchObject({ blocks: expect.any(Number), tools: 1, identities: 1, groups: 1 });
+    expect(run.plan).toMatchObject({ blocks: expect.any(Number), tools: 1, identities: 1, groups: 1, mcpServers: 1, conversations: 1, folders: 1, files: 2 });
     expect(await rowCounts(fresh.organizationId)).toEqual(before);
   }, 200_000);
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requireContext } from '../../http/auth.js';
 import type { AppServices } from '../../services/index.js';
 import { errorResponses } from './shared/error-responses.js';
-import { LettaImportParams, LettaImportResponse, ListLettaImportsQuery, StartLettaImportBody, lettaImportToWire } from './imports-schema.js';
+import { LettaImportParams, LettaImportResponse, ListLettaImportsQuery, StartLettaImportBody, lettaImportToWire } from '../../contracts/v1/imports.js';
 
 /** Engram's own: migrating a whole organization from another server speaking the Letta API (console Settings → Import, `npm run import:letta`). */
 export function importRoutes(services: AppServices): FastifyPluginAsyncZod {
