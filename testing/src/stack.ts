@@ -9,7 +9,7 @@ import { createTelemetry, type Telemetry } from '@engram/integrations/telemetry'
 import { createPaymentGateway } from '@engram/integrations/payments';
 import { createEgressPolicy, type EgressRefusal, type EgressResolver } from '@engram/integrations/egress';
 import { createMcpStdioPolicy } from '@engram/integrations/mcp';
-import { REPOSITORY_ROOT } from './mcp-stdio.js';
+import { STDIO_READABLE_DIR } from './mcp-stdio.js';
 import {
   buildApp,
   createApiKeyService,
@@ -57,8 +57,8 @@ export type TestStackOptions = {
    * Variables of the API's configuration (`parseApiConfig`), such as `TEMPORAL_UI_URL`. Unless they set
    * ENGRAM_EGRESS_ALLOW or ENGRAM_EGRESS_ALLOW_FIRST_ORGANIZATION, every organization may reach loopback, where the
    * tests' model, MCP and callback servers listen; the stack's `tenant` is the first-start organization. Unless they
-   * set ENGRAM_MCP_STDIO, every organization may run stdio MCP servers, which see the repository (where the stdio
-   * fixture is) unless ENGRAM_MCP_STDIO_READ_ONLY_PATHS says otherwise.
+   * set ENGRAM_MCP_STDIO, every organization may run stdio MCP servers,
+   * which see the bundled stdio fixture's folder unless ENGRAM_MCP_STDIO_READ_ONLY_PATHS says otherwise.
    */
   apiEnv?: NodeJS.ProcessEnv;
   /** How the egress policy resolves host names (a test's DNS that changes its answer); the system resolver otherwise. */
@@ -93,7 +93,7 @@ async function startStack(options: TestStackOptions): Promise<TestStack> {
   const egressEnv = apiEnv.ENGRAM_EGRESS_ALLOW || apiEnv.ENGRAM_EGRESS_ALLOW_FIRST_ORGANIZATION ? {} : { ENGRAM_EGRESS_ALLOW: '127.0.0.0/8,::1' };
   const stdioEnv = {
     ...(apiEnv.ENGRAM_MCP_STDIO ? {} : { ENGRAM_MCP_STDIO: 'all' }),
-    ...(apiEnv.ENGRAM_MCP_STDIO_READ_ONLY_PATHS ? {} : { ENGRAM_MCP_STDIO_READ_ONLY_PATHS: REPOSITORY_ROOT }),
+    ...(apiEnv.ENGRAM_MCP_STDIO_READ_ONLY_PATHS ? {} : { ENGRAM_MCP_STDIO_READ_ONLY_PATHS: STDIO_READABLE_DIR }),
   };
   const apiConfig = parseApiConfig({ ...apiEnv, ...egressEnv, ...stdioEnv });
   const payments = createPaymentGateway(apiConfig.payments);

@@ -250,7 +250,7 @@ describe('agent settings', () => {
 });
 
 describe('importing a file from Letta', () => {
-  /** A file of Letta's public gallery: its model is an Anthropic one this stack lacks, and two of its tools run only on Letta. */
+  /** A file of Letta's public gallery: its model is an Anthropic one this stack lacks; its web_search and fetch_webpage are built in here too. */
   const LOOP = fileURLToPath(new URL('../../../api/src/services/agent-files/fixtures/gallery/letta-ai__loop__loop.af', import.meta.url));
 
   it('says what did not come over as the file had it before opening the agent', async () => {
@@ -264,11 +264,14 @@ describe('importing a file from Letta', () => {
     await poll(() => notes.isVisible(), 30_000).toBe(true);
     const text = await notes.textContent();
     expect(text).toContain("The file's model 'anthropic/claude-sonnet-4-5-20250929' is not available on this server");
-    expect(text).toContain("'web_search' is a letta_builtin tool this server does not provide");
+    expect(text).not.toContain('web_search');
+    expect(text).not.toContain('fetch_webpage');
     await screenshotAt(1280, 'import-with-notes');
     await dialog.getByRole('button', { name: 'Open the agent' }).click();
     await poll(() => page.getByTestId('agent-name').textContent(), 30_000).toBe('Loop');
     const importedId = page.url().split('/').pop()!.split('?')[0]!;
+    const imported = await v1<{ tools: Array<{ name: string }> }>(`/agents/${importedId}`);
+    expect(imported.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['web_search', 'fetch_webpage', 'note']));
     await v1(`/agents/${importedId}`, { method: 'DELETE' });
   });
 });

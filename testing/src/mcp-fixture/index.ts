@@ -1,16 +1,45 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const STDIO_ENTRY = fileURLToPath(new URL('./stdio.ts', import.meta.url));
 const HTTP_ENTRY = fileURLToPath(new URL('./http.ts', import.meta.url));
 
-/** tsx's loader by its location: a stdio server starts in a scratch directory of its own, where `tsx` would not resolve. */
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+/**
+ * A folder every user may read, holding the stdio fixture bundled into one file. Stdio servers run sandboxed as
+ * `nobody`, who cannot reach the repository when it sits in a private folder (a clean clone under `mktemp -d`), so
+ * the sandbox is given this folder (ENGRAM_MCP_STDIO_READ_ONLY_PATHS) instead of the repository and its node_modules.
+ */
+export const FIXTURE_STDIO_DIR = path.join(tmpdir(), `engram-mcp-fixture-${process.getuid?.() ?? 'user'}`);
 
-/** The stdio fixture as an MCP server config would name it; the sandbox must let it see the repository (ENGRAM_MCP_STDIO_READ_ONLY_PATHS). */
-export const FIXTURE_STDIO_COMMAND = { command: process.execPath, args: ['--import', TSX_LOADER, STDIO_ENTRY] };
+/** Bundles the fixture anew (files importing this module at once each write their own copy, renamed into place whole). */
+function bundleStdioFixture(): string {
+  mkdirSync(FIXTURE_STDIO_DIR, { recursive: true });
+  chmodSync(FIXTURE_STDIO_DIR, 0o755);
+  const bundle = path.join(FIXTURE_STDIO_DIR, 'stdio.mjs');
+  const written = `${bundle}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  buildSync({
+    entryPoints: [STDIO_ENTRY],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: written,
+    // The SDK's CommonJS dependencies require Node built-ins, which an ES module bundle must give them.
+    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+    logLevel: 'silent',
+  });
+  chmodSync(written, 0o644);
+  renameSync(written, bundle);
+  return bundle;
+}
+
+/** The stdio fixture as an MCP server config would name it. */
+export const FIXTURE_STDIO_COMMAND = { command: process.execPath, args: [bundleStdioFixture()] };
 
 export type FixtureHttpOptions = {
   transport: 'sse' | 'streamable_http';

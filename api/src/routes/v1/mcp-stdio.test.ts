@@ -11,7 +11,7 @@ import { createMcpStdioPolicy } from '@engram/integrations/mcp';
 import { requestV1, startAgentTestContext } from '@engram/testing/agent-test-context';
 import { FIXTURE_STDIO_COMMAND } from '@engram/testing/mcp-fixture/index';
 import { loopbackEgress } from '@engram/testing/egress';
-import { REPOSITORY_ROOT } from '@engram/testing/mcp-stdio';
+import { STDIO_READABLE_DIR } from '@engram/testing/mcp-stdio';
 import { buildApp } from '../../app.js';
 import { parseApiConfig } from '../../config.js';
 import { createServices } from '../../services/index.js';
@@ -192,7 +192,7 @@ describe('the operator’s organization', () => {
     it("cannot read the host's secrets, sees only its own environment, and reaches the network only as the egress policy allows", async () => {
       const loopback = await listen('127.0.0.1');
       const allowed = await listen('::1');
-      const repoFile = path.join(REPOSITORY_ROOT, `.engram-stdio-test-${randomBytes(4).toString('hex')}`);
+      const repoFile = path.join(STDIO_READABLE_DIR, `.engram-stdio-test-${randomBytes(4).toString('hex')}`);
       const tried = await call(stack.apiKey, 'POST', '/tools/mcp/servers/test', {
         server_name: 'probe',
         type: 'stdio',
