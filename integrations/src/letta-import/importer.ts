@@ -49,7 +49,7 @@ import { LOCAL_EMBEDDING_CONFIG } from '../archival/local-embedder.js';
 import { fileTypeFor } from '../files/file-types.js';
 import type { EgressPolicy } from '../egress/index.js';
 import { createMapping, type Mapping } from './mapping.js';
-import { rebuildMessages } from './messages.js';
+import { rebuildMessages, type RebuiltMessage } from './messages.js';
 import { createLettaSource, type LettaSource } from './source.js';
 import type { SourceAgent, SourceBlock, SourceIdentity, SourceMcpServer, SourceTool } from './source-types.js';
 
@@ -351,25 +351,7 @@ export function createLettaImporter(deps: LettaImporterDeps) {
           const existing = await Message.query(trx).forOrg(ctx.ref.organizationId).whereIn('id', ids).resultSize();
           await Message.query(trx)
             .insert(
-              rebuilt.map((message, index) => ({
-                id: ids[index]!,
-                organizationId: ctx.ref.organizationId,
-                agentId: targetId,
-                role: message.role,
-                content: message.content as ContentPart[],
-                name: message.name,
-                otid: message.otid,
-                senderId: message.senderId,
-                toolCalls: message.toolCalls,
-                toolCallId: message.toolCallId,
-                toolReturns: message.toolReturns,
-                approvals: message.approvals,
-                approve: message.approve,
-                approvalRequestId: message.approvalRequestId,
-                denialReason: message.denialReason,
-                isErr: message.isErr,
-                createdAt: message.createdAt,
-              })),
+              rebuilt.map((message, index) => messageRow(message, { id: ids[index]!, organizationId: ctx.ref.organizationId, agentId: targetId, conversationId: null })),
             )
             .onConflict('id')
             .ignore();
@@ -523,26 +505,7 @@ export function createLettaImporter(deps: LettaImporterDeps) {
         const existing = await Message.query(db).forOrg(ctx.ref.organizationId).whereIn('id', own.map((item) => item.id)).resultSize();
         await Message.query(db)
           .insert(
-            own.map(({ message, id }) => ({
-              id,
-              organizationId: ctx.ref.organizationId,
-              agentId: targetId,
-              conversationId,
-              role: message.role,
-              content: message.content as ContentPart[],
-              name: message.name,
-              otid: message.otid,
-              senderId: message.senderId,
-              toolCalls: message.toolCalls,
-              toolCallId: message.toolCallId,
-              toolReturns: message.toolReturns,
-              approvals: message.approvals,
-              approve: message.approve,
-              approvalRequestId: message.approvalRequestId,
-              denialReason: message.denialReason,
-              isErr: message.isErr,
-              createdAt: message.createdAt,
-            })),
+            own.map(({ message, id }) => messageRow(message, { id, organizationId: ctx.ref.organizationId, agentId: targetId, conversationId })),
           )
           .onConflict('id')
           .ignore();
@@ -829,5 +792,26 @@ export async function importProgress(db: Knex, ref: ImportRef) {
     messages: agents.reduce((sum, agent) => sum + agent.messagesDone, 0),
     passages: agents.reduce((sum, agent) => sum + agent.passagesDone, 0),
     created: Object.fromEntries(created.map((row) => [row.kind, Number(row.count)])) as Record<string, number>,
+  };
+}
+
+/** A rebuilt source message as the row it becomes here, in the agent's history or in one of its conversations. */
+function messageRow(message: RebuiltMessage, place: { id: string; organizationId: string; agentId: string; conversationId: string | null }) {
+  return {
+    ...place,
+    role: message.role,
+    content: message.content as ContentPart[],
+    name: message.name,
+    otid: message.otid,
+    senderId: message.senderId,
+    toolCalls: message.toolCalls,
+    toolCallId: message.toolCallId,
+    toolReturns: message.toolReturns,
+    approvals: message.approvals,
+    approve: message.approve,
+    approvalRequestId: message.approvalRequestId,
+    denialReason: message.denialReason,
+    isErr: message.isErr,
+    createdAt: message.createdAt,
   };
 }
